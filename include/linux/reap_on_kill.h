@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memory.reap_on_kill: strip a killed process's memory from a workqueue,
+ * without waiting for the victim to run its exit path.
+ * See Documentation/admin-guide/cgroup-v2.rst and mm/reap_on_kill.c.
+ */
+#ifndef _LINUX_REAP_ON_KILL_H
+#define _LINUX_REAP_ON_KILL_H
+
+#include <linux/jump_label.h>
+#include <linux/sched/signal.h>
+#include <linux/reap_on_kill_types.h>
+
+struct kernfs_open_file;
+struct mem_cgroup;
+struct seq_file;
+
+#ifdef CONFIG_MEMCG_REAP_ON_KILL
+
+DECLARE_STATIC_KEY_FALSE(reap_on_kill_key);
+
+void __reap_on_kill_queue(struct task_struct *p);
+void __reap_on_kill_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm);
+
+/**
+ * reap_on_kill_queue - reap a killed process if its memory cgroup asks for it
+ * @p: a thread of the process
+ *
+ * Called by complete_signal() right after it made a signal fatal to @p's
+ * whole thread group (SIGNAL_GROUP_EXIT), with @p's siglock held and
+ * interrupts off, possibly in hard-IRQ context.  Costs a patched-out
+ * branch while no memory cgroup has memory.reap_on_kill set.
+ */
+static inline void reap_on_kill_queue(struct task_struct *p)
+{
+	if (static_branch_unlikely(&reap_on_kill_key))
+		__reap_on_kill_queue(p);
+}
+
+/**
+ * reap_on_kill_exit_mm - hand the address space to a pending reap
+ * @mm: current's address space, which exit_mm() is about to drop
+ *
+ * The last moment a killed process's mm is reachable from its tasks: after
+ * this, only other references (a /proc reader, AIO, process_vm_readv())
+ * may keep it alive, unreaped, for as long as they like.
+ */
+static inline void reap_on_kill_exit_mm(struct mm_struct *mm)
+{
+	struct reap_on_kill *rok = &current->signal->reap_on_kill;
+
+	if (unlikely(test_bit(REAP_ON_KILL_QUEUED, &rok->flags)))
+		__reap_on_kill_pin_mm(rok, mm);
+}
+
+void reap_on_kill_css_online(struct mem_cgroup *memcg);
+void reap_on_kill_css_free(struct mem_cgroup *memcg);
+int memory_reap_on_kill_show(struct seq_file *m, void *v);
+ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
+				  size_t nbytes, loff_t off);
+
+#else /* !CONFIG_MEMCG_REAP_ON_KILL */
+
+static inline void reap_on_kill_queue(struct task_struct *p)
+{
+}
+
+static inline void reap_on_kill_exit_mm(struct mm_struct *mm)
+{
+}
+
+static inline void reap_on_kill_css_online(struct mem_cgroup *memcg)
+{
+}
+
+static inline void reap_on_kill_css_free(struct mem_cgroup *memcg)
+{
+}
+
+#endif /* CONFIG_MEMCG_REAP_ON_KILL */
+#endif /* _LINUX_REAP_ON_KILL_H */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_REAP_ON_KILL_TYPES_H
+#define _LINUX_REAP_ON_KILL_TYPES_H
+
+#include <linux/types.h>
+#include <linux/workqueue_types.h>
+
+struct mm_struct;
+struct task_struct;
+
+/* Bits in reap_on_kill::flags */
+#define REAP_ON_KILL_QUEUED	0	/* the reap was queued; never cleared */
+
+/**
+ * struct reap_on_kill - a killed process's pending expedited reap
+ * @work: runs the reap on reap_on_kill_wq
+ * @mm: the address space to reap, pinned with mmgrab(), or NULL if no
+ *	task had it at hand yet; set once, by cmpxchg()
+ * @task: the thread the fatal signal was sent to, referenced until the
+ *	reap is done
+ * @memcg_id: cgroup ID of the victim's memory cgroup at kill time
+ * @queued_ns: ktime_get_ns() when the reap was queued
+ * @flags: REAP_ON_KILL_* bits
+ *
+ * Lives in signal_struct, so queueing a reap from the signal path never
+ * allocates memory: a process is killed at most once, so one is enough.
+ */
+struct reap_on_kill {
+	struct work_struct work;
+	struct mm_struct *mm;
+	struct task_struct *task;
+	u64 memcg_id;
+	u64 queued_ns;
+	unsigned long flags;
+};
+
+#endif /* _LINUX_REAP_ON_KILL_TYPES_H */

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memory.reap_on_kill: expedited reaping of killed processes
+ *
+ * A killed process gives its memory back when it runs its own exit path.
+ * If the victim is throttled by cpu.max, confined to a slow or busy CPU,
+ * niced, or blocked in the kernel, that can take seconds, and whoever
+ * killed it to relieve memory pressure (systemd-oomd, lmkd, the OOM
+ * killer, cgroup.kill) sees no relief and may kill again.
+ *
+ * With memory.reap_on_kill set on a memory cgroup or any of its ancestors,
+ * the moment a signal becomes fatal to the whole thread group of a task in
+ * that subtree, the private memory of its address space is unmapped by a
+ * worker of an unbound, high-priority workqueue, as the OOM reaper would:
+ * not in the victim's context, so none of the victim's CPU limits apply.
+ *
+ * The pieces, in the order a kill runs through them:
+ *
+ * complete_signal() -> reap_on_kill_queue()
+ *	Runs under the victim's siglock with interrupts off, maybe in hard-IRQ
+ *	context (an itimer's SIGALRM).  It checks the memcg's effective flag,
+ *	takes a task reference and queues the work embedded in signal_struct:
+ *	no allocation, no sleeping lock.  In task context it also pins the mm
+ *	with a trylock of the task lock; where it cannot, see below.
+ *
+ * exit_mm() -> reap_on_kill_exit_mm()
+ *	A victim that runs its exit path before the worker did pins the mm on
+ *	its way out.  This closes the window in which every thread passed
+ *	exit_mm() while a /proc reader, AIO or process_vm_readv() keeps the mm
+ *	alive but out of reach of its tasks: either the kill path, the worker
+ *	(under task_lock) or the last exiting thread pins it.
+ *
+ * reap_on_kill_work()
+ *	Leaves the mm alone unless every process using it is dying (never a
+ *	CLONE_VM partner or vfork parent that lives on) and none dumps core,
+ *	then unmaps private memory VMA by VMA under mmap_lock taken for read
+ *	with a bounded number of trylocks, so a stuck writer cannot wedge the
+ *	worker.  Remote readers see MMF_UNSTABLE and fault instead of reading
+ *	zeroes.  Robust futex lists are honoured, see reap_keep_robust_lists().
+ *
+ * What it never does: it does not make the victim an OOM victim (no
+ * TIF_MEMDIE, no signal->oom_mm, no access to memory reserves), adds no
+ * signal semantics and no syscall, and costs kill() a patched-out branch
+ * while no cgroup uses it, and one flag test for tasks outside such cgroups.
+ */
+
+#include <linux/cgroup.h>
+#include <linux/compat.h>
+#include <linux/delay.h>
+#include <linux/futex.h>
+#include <linux/kthread.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/mmu_context.h>
+#include <linux/oom.h>
+#include <linux/reap_on_kill.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/smp.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include "internal.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/reap_on_kill.h>
+
+DEFINE_STATIC_KEY_FALSE(reap_on_kill_key);
+
+static struct workqueue_struct *reap_on_kill_wq;
+
+/* Serializes writers of memcg->reap_on_kill and its propagation. */
+static DEFINE_MUTEX(reap_on_kill_mutex);
+
+/*
+ * mmap_lock is only ever trylocked.  A writer that holds it while throttled
+ * is waited for with a growing sleep: 1 + 2 + ... + 512 ms, about a second,
+ * before the victim is left to free its own memory.
+ */
+#define REAP_LOCK_ATTEMPTS	10
+
+/* Distinct VMAs the robust futex lists may keep alive, see below. */
+#define REAP_KEEP_MAX		16
+
+/* The VMAs the victim's exit path will still read. */
+struct reap_keep {
+	unsigned int nr;
+	struct vm_area_struct *vma[REAP_KEEP_MAX];
+};
+
+/**
+ * __reap_on_kill_pin_mm - give a pending reap its address space
+ * @rok: the reap
+ * @mm: the address space, kept alive by the caller for the duration
+ *
+ * The first caller wins, and @rok->mm is never cleared, so an mm is pinned
+ * at most once per process.  A loser's mmdrop() is never the final one:
+ * the caller's own reference (task->mm under task_lock, or current->mm)
+ * holds mm_count above ours.  exit_mm() pins before it clears current->mm,
+ * so a worker that found no mm in any task also sees every pin made.
+ */
+void __reap_on_kill_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm)
+{
+	if (READ_ONCE(rok->mm))
+		return;
+	mmgrab(mm);
+	if (cmpxchg(&rok->mm, NULL, mm))
+		mmdrop(mm);
+}
+
+/*
+ * task_lock() is not irq-safe, so it cannot be waited for under siglock.
+ * A trylock from task context is fine: it adds no lock dependency.  From
+ * an interrupt even a trylock would mark the lock irq-unsafe, so there the
+ * worker finds the mm itself.
+ */
+static bool reap_pin_mm_now(struct reap_on_kill *rok, struct task_struct *p)
+{
+	if (!in_task() || !spin_trylock(&p->alloc_lock))
+		return false;
+	if (p->mm)
+		__reap_on_kill_pin_mm(rok, p->mm);
+	spin_unlock(&p->alloc_lock);
+	return READ_ONCE(rok->mm);
+}
+
+static bool task_reap_on_kill(struct task_struct *p, u64 *memcg_id)
+{
+	struct mem_cgroup *memcg;
+	bool covered;
+
+	rcu_read_lock();
+	memcg = mem_cgroup_from_task(p);
+	covered = memcg && READ_ONCE(memcg->reap_on_kill_effective);
+	if (covered)
+		*memcg_id = cgroup_id(memcg->css.cgroup);
+	rcu_read_unlock();
+	return covered;
+}
+
+static void reap_on_kill_work(struct work_struct *work);
+
+void __reap_on_kill_queue(struct task_struct *p)
+{
+	struct signal_struct *sig = p->signal;
+	struct reap_on_kill *rok = &sig->reap_on_kill;
+	u64 memcg_id;
+	bool pinned;
+
+	lockdep_assert_held(&p->sighand->siglock);
+
+	/* SIGKILL interrupting a core dump: the dumper still reads the mm. */
+	if (sig->core_state)
+		return;
+	if (!task_reap_on_kill(p, &memcg_id))
+		return;
+	if (test_and_set_bit(REAP_ON_KILL_QUEUED, &rok->flags))
+		return;
+
+	get_task_struct(p);
+	rok->task = p;
+	rok->memcg_id = memcg_id;
+	rok->queued_ns = ktime_get_ns();
+	pinned = reap_pin_mm_now(rok, p);
+	INIT_WORK(&rok->work, reap_on_kill_work);
+	queue_work(reap_on_kill_wq, &rok->work);
+	trace_reap_on_kill_queue(p, memcg_id, pinned);
+}
+
+/* Pin the mm through any thread that still has it. */
+static struct mm_struct *reap_find_mm(struct reap_on_kill *rok)
+{
+	struct task_struct *p;
+
+	if (!READ_ONCE(rok->mm)) {
+		p = find_lock_task_mm(rok->task);
+		if (p) {
+			__reap_on_kill_pin_mm(rok, p->mm);
+			task_unlock(p);
+		}
+	}
+	return READ_ONCE(rok->mm);
+}
+
+static void reap_fence_ipi(void *unused)
+{
+}
+
+/*
+ * Wait until no thread of the victim can run user code again, so its robust
+ * futex lists can change only through its own exit path.  Every thread got
+ * TIF_SIGPENDING under siglock before the work was queued.  A thread that is
+ * not on a CPU gets back to user mode only through exit_to_user_mode(),
+ * which acts on the SIGKILL first.  A thread on a CPU is interrupted by our
+ * IPI, and leaving the interrupt does the same.
+ */
+static void reap_fence_user_mode(struct task_struct *victim)
+{
+	struct task_struct *t;
+
+	rcu_read_lock();
+	for_each_thread(victim, t) {
+		if (task_curr(t))
+			smp_call_function_single(task_cpu(t), reap_fence_ipi,
+						 NULL, true);
+	}
+	rcu_read_unlock();
+}
+
+/* Keep the VMA(s) holding [uaddr, uaddr + size) out of the reap. */
+static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
+			    const void __user *uaddr, size_t size)
+{
+	unsigned long addr[2] = {
+		(unsigned long)uaddr, (unsigned long)uaddr + size - 1
+	};
+	struct vm_area_struct *vma;
+	unsigned int i, k;
+
+	for (k = 0; k < ARRAY_SIZE(addr); k++) {
+		vma = vma_lookup(mm, addr[k]);
+		if (!vma)
+			continue;	/* the exit path faults there anyway */
+		for (i = 0; i < keep->nr && keep->vma[i] != vma; i++)
+			;
+		if (i < keep->nr)
+			continue;
+		if (keep->nr == REAP_KEEP_MAX)
+			return false;
+		keep->vma[keep->nr++] = vma;
+	}
+	return true;
+}
+
+static int reap_fetch_entry(struct robust_list __user **entry,
+			    struct robust_list __user * __user *uptr)
+{
+	unsigned long val;
+
+	if (copy_from_user_nofault(&val, uptr, sizeof(val)))
+		return -EFAULT;
+	*entry = (struct robust_list __user *)(val & ~1UL);
+	return 0;
+}
+
+/*
+ * Collect what exit_robust_list() will read and write of one thread's list:
+ * the head, each entry and its futex word, and the pending entry's futex
+ * word.  An empty list needs nothing kept: the exit path reads the head,
+ * and if that faults it has no mutex to release anyway.
+ */
+static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
+				 struct robust_list_head __user *head)
+{
+	struct robust_list __user *entry, *pending;
+	unsigned int limit = ROBUST_LIST_LIMIT;
+	long futex_offset;
+
+	if (reap_fetch_entry(&entry, &head->list.next) ||
+	    reap_fetch_entry(&pending, &head->list_op_pending) ||
+	    copy_from_user_nofault(&futex_offset, &head->futex_offset,
+				   sizeof(futex_offset)))
+		return -EFAULT;
+
+	if (entry == &head->list && !pending)
+		return 0;
+	if (!reap_keep_range(keep, mm, head, sizeof(*head)))
+		return -ENOSPC;
+
+	while (entry != &head->list) {
+		if (!reap_keep_range(keep, mm, entry, sizeof(*entry)) ||
+		    !reap_keep_range(keep, mm, (void __user *)entry + futex_offset,
+				     sizeof(u32)))
+			return -ENOSPC;
+		if (reap_fetch_entry(&entry, &entry->next))
+			return -EFAULT;
+		if (!--limit)
+			break;
+	}
+	if (pending && !reap_keep_range(keep, mm,
+					(void __user *)pending + futex_offset,
+					sizeof(u32)))
+		return -ENOSPC;
+	return 0;
+}
+
+/**
+ * reap_keep_robust_lists - find what the victim's exit path still needs
+ * @keep: VMAs to leave in place
+ * @victim: a thread of the killed process
+ * @mm: its address space, with mmap_lock held for reading
+ *
+ * When a thread holding a robust mutex dies, its exit path walks its robust
+ * futex list in user memory and marks each mutex FUTEX_OWNER_DIED, so that
+ * waiters in other processes get EOWNERDEAD.  Had we unmapped that memory,
+ * the walk would fault and the waiters would block forever; this is why the
+ * OOM reaper waits two seconds before it starts.  We do better: glibc
+ * registers a list head for every thread, but a list is empty unless the
+ * thread holds a robust mutex, and then the exit path needs no memory at
+ * all.  Otherwise we walk the list as the exit path will and keep every VMA
+ * it touches; the rest is reaped at once.
+ *
+ * The lists are read without faulting, under kthread_use_mm(), after
+ * reap_fence_user_mode() stopped user space from changing them.  A list we
+ * cannot read completely, a compat list, or one spread over more than
+ * REAP_KEEP_MAX VMAs keeps the whole address space.
+ *
+ * Return: 0, or a negative errno if nothing may be reaped.
+ */
+static int reap_keep_robust_lists(struct reap_keep *keep,
+				  struct task_struct *victim,
+				  struct mm_struct *mm)
+{
+	struct robust_list_head __user *head;
+	struct task_struct *t;
+	int ret = 0;
+
+	kthread_use_mm(mm);
+	rcu_read_lock();
+	for_each_thread(victim, t) {
+#ifdef CONFIG_COMPAT
+		if (READ_ONCE(t->compat_robust_list)) {
+			ret = -EOPNOTSUPP;
+			break;
+		}
+#endif
+		head = READ_ONCE(t->robust_list);
+		if (!head)
+			continue;
+		ret = reap_keep_robust_list(keep, mm, head);
+		if (ret)
+			break;
+	}
+	rcu_read_unlock();
+	kthread_unuse_mm(mm);
+	return ret;
+}
+
+static bool reap_vma_kept(const struct reap_keep *keep,
+			  const struct vm_area_struct *vma)
+{
+	unsigned int i;
+
+	for (i = 0; i < keep->nr; i++)
+		if (keep->vma[i] == vma)
+			return true;
+	return false;
+}
+
+static bool reap_mmap_read_trylock(struct mm_struct *mm)
+{
+	int attempt;
+
+	for (attempt = 0; attempt < REAP_LOCK_ATTEMPTS; attempt++) {
+		if (mmap_read_trylock(mm))
+			return true;
+		msleep(1 << attempt);
+	}
+	return false;
+}
+
+static unsigned long reap_mm_rss(struct mm_struct *mm)
+{
+	return percpu_counter_sum_positive(&mm->rss_stat[MM_FILEPAGES]) +
+	       percpu_counter_sum_positive(&mm->rss_stat[MM_ANONPAGES]) +
+	       percpu_counter_sum_positive(&mm->rss_stat[MM_SHMEMPAGES]);
+}
+
+/* Unmap what can go; called with mmap_lock held for reading. */
+static enum reap_result reap_mm_locked(struct task_struct *victim,
+				       struct mm_struct *mm,
+				       struct reap_keep *keep)
+{
+	struct vm_area_struct *vma;
+	bool complete = true;
+	VMA_ITERATOR(vmi, mm, 0);
+
+	/* The OOM reaper got here first, or exit_mmap() is done. */
+	if (test_bit(MMF_OOM_SKIP, &mm->flags))
+		return REAP_DONE_ELSEWHERE;
+	if (reap_keep_robust_lists(keep, victim, mm))
+		return REAP_ROBUST_UNKNOWN;
+
+	/* Readers fault instead of seeing zero pages, see __oom_reap_task_mm() */
+	set_bit(MMF_UNSTABLE, &mm->flags);
+	for_each_vma(vmi, vma) {
+		if (reap_vma_kept(keep, vma))
+			continue;
+		if (!oom_reap_vma(vma))
+			complete = false;
+	}
+	if (!complete || keep->nr)
+		return REAP_PARTIAL;
+
+	/* Nothing left for the OOM reaper, nor for the OOM killer to wait on. */
+	set_bit(MMF_OOM_SKIP, &mm->flags);
+	return REAP_DONE;
+}
+
+/*
+ * Holding mm_users keeps exit_mmap() away while we work, and makes the
+ * page tables safe for kthread_use_mm(); if we drop the last reference,
+ * the rest of the teardown happens here too, still outside the victim.
+ */
+static enum reap_result reap_mm(struct task_struct *victim,
+				struct mm_struct *mm, struct reap_keep *keep)
+{
+	enum reap_result result;
+
+	if (victim->signal->core_state)
+		return REAP_COREDUMP;
+	if (!mmget_not_zero(mm))
+		return REAP_EXITED;
+
+	/*
+	 * No shortcut on mm_users here: the victim's threads may have dropped
+	 * theirs already while a vfork child lives on in the same mm.
+	 */
+	if (!mm_sharers_will_free_mem(victim, mm)) {
+		result = REAP_SHARED;
+		goto out;
+	}
+
+	reap_fence_user_mode(victim);
+	if (!reap_mmap_read_trylock(mm)) {
+		result = REAP_CONTENDED;
+		goto out;
+	}
+	result = reap_mm_locked(victim, mm, keep);
+	mmap_read_unlock(mm);
+out:
+	mmput(mm);
+	return result;
+}
+
+static void reap_count_event(struct task_struct *victim)
+{
+	struct mem_cgroup *memcg;
+
+	rcu_read_lock();
+	memcg = mem_cgroup_from_task(victim);
+	if (memcg)
+		memcg_memory_event(memcg, MEMCG_KILL_REAP);
+	rcu_read_unlock();
+}
+
+static void reap_on_kill_work(struct work_struct *work)
+{
+	struct reap_on_kill *rok = container_of(work, struct reap_on_kill, work);
+	struct task_struct *victim = rok->task;
+	struct reap_keep keep = { };
+	unsigned long rss = 0, freed = 0;
+	enum reap_result result;
+	struct mm_struct *mm;
+	u64 start;
+
+	start = ktime_get_ns();
+	mm = reap_find_mm(rok);
+	if (mm)
+		rss = reap_mm_rss(mm);
+	trace_reap_on_kill_start(victim, rok->memcg_id, rss,
+				 start - rok->queued_ns);
+
+	if (mm) {
+		result = reap_mm(victim, mm, &keep);
+		freed = rss - min(rss, reap_mm_rss(mm));
+	} else {
+		result = REAP_EXITED;
+	}
+	if (result == REAP_DONE || result == REAP_PARTIAL)
+		reap_count_event(victim);
+
+	trace_reap_on_kill_finish(victim, rok->memcg_id, freed, keep.nr,
+				  ktime_get_ns() - start, result);
+	/* rok lives in victim->signal: drop the mm before the victim. */
+	if (mm)
+		mmdrop(mm);
+	put_task_struct(victim);
+}
+
+/*
+ * memcg->reap_on_kill is what was written; memcg->reap_on_kill_effective is
+ * whether it or any ancestor has it, which is what a kill tests.  Writers
+ * recompute the subtree under reap_on_kill_mutex; a new cgroup inherits
+ * under the same mutex, and is visible to the walk before it is onlined,
+ * so neither can miss the other.
+ */
+static void reap_on_kill_propagate(struct mem_cgroup *memcg)
+{
+	struct cgroup_subsys_state *css;
+
+	lockdep_assert_held(&reap_on_kill_mutex);
+	rcu_read_lock();
+	css_for_each_descendant_pre(css, &memcg->css) {
+		struct mem_cgroup *pos = mem_cgroup_from_css(css);
+		struct mem_cgroup *parent = parent_mem_cgroup(pos);
+
+		WRITE_ONCE(pos->reap_on_kill_effective, pos->reap_on_kill ||
+			   (parent && parent->reap_on_kill_effective));
+	}
+	rcu_read_unlock();
+}
+
+void reap_on_kill_css_online(struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
+
+	mutex_lock(&reap_on_kill_mutex);
+	WRITE_ONCE(memcg->reap_on_kill_effective,
+		   parent && parent->reap_on_kill_effective);
+	mutex_unlock(&reap_on_kill_mutex);
+}
+
+void reap_on_kill_css_free(struct mem_cgroup *memcg)
+{
+	if (memcg->reap_on_kill)
+		static_branch_dec(&reap_on_kill_key);
+}
+
+int memory_reap_on_kill_show(struct seq_file *m, void *v)
+{
+	struct mem_cgroup *memcg = mem_cgroup_from_css(seq_css(m));
+
+	seq_printf(m, "%d\n", READ_ONCE(memcg->reap_on_kill));
+	return 0;
+}
+
+ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
+				  size_t nbytes, loff_t off)
+{
+	struct mem_cgroup *memcg = mem_cgroup_from_css(of_css(of));
+	bool enable;
+
+	if (sysfs_streq(buf, "1"))
+		enable = true;
+	else if (sysfs_streq(buf, "0"))
+		enable = false;
+	else
+		return -EINVAL;
+
+	if (!reap_on_kill_wq)
+		return -ENOMEM;
+
+	mutex_lock(&reap_on_kill_mutex);
+	if (enable != memcg->reap_on_kill) {
+		/* Enable the hook before any task can be covered ... */
+		if (enable)
+			static_branch_inc(&reap_on_kill_key);
+		WRITE_ONCE(memcg->reap_on_kill, enable);
+		reap_on_kill_propagate(memcg);
+		/* ... and disable it only after none is. */
+		if (!enable)
+			static_branch_dec(&reap_on_kill_key);
+	}
+	mutex_unlock(&reap_on_kill_mutex);
+	return nbytes;
+}
+
+static int __init reap_on_kill_init(void)
+{
+	/*
+	 * Unbound and high priority: not limited by the victim's cpu.max,
+	 * cpuset or nice level, and one worker per victim so that many
+	 * victims are reaped in parallel.  WQ_MEM_RECLAIM provides a rescuer,
+	 * as memory is short when we are needed most.
+	 */
+	reap_on_kill_wq = alloc_workqueue("reap_on_kill",
+					  WQ_UNBOUND | WQ_HIGHPRI |
+					  WQ_MEM_RECLAIM, 0);
+	return reap_on_kill_wq ? 0 : -ENOMEM;
+}
+subsys_initcall(reap_on_kill_init);
