@@ -367,30 +367,37 @@ static unsigned long reap_mm_rss(struct mm_struct *mm)
 	       percpu_counter_sum_positive(&mm->rss_stat[MM_SHMEMPAGES]);
 }
 
-/* Unmap what can go; called with mmap_lock held for reading. */
+/*
+ * Unmap what can go; called with mmap_lock held for reading.  @keep is NULL
+ * once exit_mmap() owns the mm: the robust lists were walked in exit_mm().
+ */
 static enum reap_result reap_mm_locked(struct task_struct *victim,
 				       struct mm_struct *mm,
 				       struct reap_keep *keep)
 {
 	struct vm_area_struct *vma;
 	bool complete = true;
+
 	VMA_ITERATOR(vmi, mm, 0);
 
-	/* The OOM reaper got here first, or exit_mmap() is done. */
+	/*
+	 * The OOM reaper got here first, or exit_mmap() is past the point
+	 * where it unmaps and is about to free the page tables.
+	 */
 	if (test_bit(MMF_OOM_SKIP, &mm->flags))
 		return REAP_DONE_ELSEWHERE;
-	if (reap_keep_robust_lists(keep, victim, mm))
+	if (keep && reap_keep_robust_lists(keep, victim, mm))
 		return REAP_ROBUST_UNKNOWN;
 
 	/* Readers fault instead of seeing zero pages, see __oom_reap_task_mm() */
 	set_bit(MMF_UNSTABLE, &mm->flags);
 	for_each_vma(vmi, vma) {
-		if (reap_vma_kept(keep, vma))
+		if (keep && reap_vma_kept(keep, vma))
 			continue;
 		if (!oom_reap_vma(vma))
 			complete = false;
 	}
-	if (!complete || keep->nr)
+	if (!complete || (keep && keep->nr))
 		return REAP_PARTIAL;
 
 	/* Nothing left for the OOM reaper, nor for the OOM killer to wait on. */
@@ -399,19 +406,16 @@ static enum reap_result reap_mm_locked(struct task_struct *victim,
 }
 
 /*
- * Holding mm_users keeps exit_mmap() away while we work, and makes the
+ * While the victim's threads still hold the mm, we hold mm_users too: that
+ * keeps exit_mmap() away while we look at the robust lists, and makes the
  * page tables safe for kthread_use_mm(); if we drop the last reference,
- * the rest of the teardown happens here too, still outside the victim.
+ * the rest of the teardown happens here, still outside the victim.
  */
-static enum reap_result reap_mm(struct task_struct *victim,
-				struct mm_struct *mm, struct reap_keep *keep)
+static enum reap_result reap_live_mm(struct task_struct *victim,
+				     struct mm_struct *mm,
+				     struct reap_keep *keep)
 {
 	enum reap_result result;
-
-	if (victim->signal->core_state)
-		return REAP_COREDUMP;
-	if (!mmget_not_zero(mm))
-		return REAP_EXITED;
 
 	/*
 	 * No shortcut on mm_users here: the victim's threads may have dropped
@@ -421,7 +425,6 @@ static enum reap_result reap_mm(struct task_struct *victim,
 		result = REAP_SHARED;
 		goto out;
 	}
-
 	reap_fence_user_mode(victim);
 	if (!reap_mmap_read_trylock(mm)) {
 		result = REAP_CONTENDED;
@@ -432,6 +435,34 @@ static enum reap_result reap_mm(struct task_struct *victim,
 out:
 	mmput(mm);
 	return result;
+}
+
+/*
+ * mm_users is zero: the victim is in exit_mmap(), maybe crawling through it
+ * at 1% of a CPU.  Unmap alongside it, as the OOM reaper does: exit_mmap()
+ * unmaps under mmap_lock for reading too, and sets MMF_OOM_SKIP before it
+ * takes the lock for writing to free the page tables.
+ */
+static enum reap_result reap_exiting_mm(struct task_struct *victim,
+					struct mm_struct *mm)
+{
+	enum reap_result result;
+
+	if (!reap_mmap_read_trylock(mm))
+		return REAP_CONTENDED;
+	result = reap_mm_locked(victim, mm, NULL);
+	mmap_read_unlock(mm);
+	return result;
+}
+
+static enum reap_result reap_mm(struct task_struct *victim,
+				struct mm_struct *mm, struct reap_keep *keep)
+{
+	if (victim->signal->core_state)
+		return REAP_COREDUMP;
+	if (mmget_not_zero(mm))
+		return reap_live_mm(victim, mm, keep);
+	return reap_exiting_mm(victim, mm);
 }
 
 static void reap_count_event(struct task_struct *victim)

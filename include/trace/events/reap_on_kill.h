@@ -6,121 +6,81 @@
 #define _TRACE_REAP_ON_KILL_H
 
 #include <linux/tracepoint.h>
+#include <linux/reap_on_kill_types.h>
 
-#define REAP_ON_KILL_RESULTS						\
-	EM(REAP_DONE,		"reaped")				\
-	EM(REAP_PARTIAL,	"partial")				\
-	EM(REAP_EXITED,		"exited")				\
-	EM(REAP_SHARED,		"shared")				\
-	EM(REAP_COREDUMP,	"coredump")				\
-	EM(REAP_DONE_ELSEWHERE,	"done_elsewhere")			\
-	EM(REAP_CONTENDED,	"mmap_lock_contended")			\
-	EMe(REAP_ROBUST_UNKNOWN, "robust_list_unreadable")
-
-#ifndef _REAP_ON_KILL_RESULT_ENUM
-#define _REAP_ON_KILL_RESULT_ENUM
-#undef EM
-#undef EMe
-#define EM(a, b)	a,
-#define EMe(a, b)	a
-/* How a reap ended, as reported by reap_on_kill_finish */
-enum reap_result { REAP_ON_KILL_RESULTS };
-#endif
-
-#undef EM
-#undef EMe
-#define EM(a, b)	TRACE_DEFINE_ENUM(a);
-#define EMe(a, b)	TRACE_DEFINE_ENUM(a);
-
-REAP_ON_KILL_RESULTS
-
-#undef EM
-#undef EMe
-#define EM(a, b)	{ a, b },
-#define EMe(a, b)	{ a, b }
+TRACE_DEFINE_ENUM(REAP_DONE);
+TRACE_DEFINE_ENUM(REAP_PARTIAL);
+TRACE_DEFINE_ENUM(REAP_EXITED);
+TRACE_DEFINE_ENUM(REAP_SHARED);
+TRACE_DEFINE_ENUM(REAP_COREDUMP);
+TRACE_DEFINE_ENUM(REAP_DONE_ELSEWHERE);
+TRACE_DEFINE_ENUM(REAP_CONTENDED);
+TRACE_DEFINE_ENUM(REAP_ROBUST_UNKNOWN);
 
 /*
  * memcg_id is the cgroup ID of the victim's memory cgroup, which is the
  * inode number of its cgroupfs directory.
  */
 TRACE_EVENT(reap_on_kill_queue,
-
-	TP_PROTO(struct task_struct *task, u64 memcg_id, bool mm_pinned),
-
-	TP_ARGS(task, memcg_id, mm_pinned),
-
-	TP_STRUCT__entry(
-		__field(pid_t,	pid)
-		__field(u64,	memcg_id)
-		__field(bool,	mm_pinned)
-	),
-
-	TP_fast_assign(
-		__entry->pid = task->tgid;
-		__entry->memcg_id = memcg_id;
-		__entry->mm_pinned = mm_pinned;
-	),
-
-	TP_printk("pid=%d memcg_id=%llu mm_pinned=%d",
-		  __entry->pid, __entry->memcg_id, __entry->mm_pinned)
+	    TP_PROTO(struct task_struct *task, u64 memcg_id, bool mm_pinned),
+	    TP_ARGS(task, memcg_id, mm_pinned),
+	    TP_STRUCT__entry(__field(pid_t, pid)
+			     __field(u64, memcg_id)
+			     __field(bool, mm_pinned)),
+	    TP_fast_assign(__entry->pid = task->tgid;
+			   __entry->memcg_id = memcg_id;
+			   __entry->mm_pinned = mm_pinned;),
+	    TP_printk("pid=%d memcg_id=%llu mm_pinned=%d",
+		      __entry->pid, __entry->memcg_id, __entry->mm_pinned)
 );
 
 TRACE_EVENT(reap_on_kill_start,
-
-	TP_PROTO(struct task_struct *task, u64 memcg_id, unsigned long rss,
-		 u64 delay_ns),
-
-	TP_ARGS(task, memcg_id, rss, delay_ns),
-
-	TP_STRUCT__entry(
-		__field(pid_t,		pid)
-		__field(u64,		memcg_id)
-		__field(unsigned long,	rss)
-		__field(u64,		delay_ns)
-	),
-
-	TP_fast_assign(
-		__entry->pid = task->tgid;
-		__entry->memcg_id = memcg_id;
-		__entry->rss = rss;
-		__entry->delay_ns = delay_ns;
-	),
-
-	TP_printk("pid=%d memcg_id=%llu rss=%lukB delay_ns=%llu",
-		  __entry->pid, __entry->memcg_id,
-		  __entry->rss << (PAGE_SHIFT - 10), __entry->delay_ns)
+	    TP_PROTO(struct task_struct *task, u64 memcg_id,
+		     unsigned long rss, u64 delay_ns),
+	    TP_ARGS(task, memcg_id, rss, delay_ns),
+	    TP_STRUCT__entry(__field(pid_t, pid)
+			     __field(u64, memcg_id)
+			     __field(unsigned long, rss)
+			     __field(u64, delay_ns)),
+	    TP_fast_assign(__entry->pid = task->tgid;
+			   __entry->memcg_id = memcg_id;
+			   __entry->rss = rss;
+			   __entry->delay_ns = delay_ns;),
+	    TP_printk("pid=%d memcg_id=%llu rss=%lukB delay_ns=%llu",
+		      __entry->pid, __entry->memcg_id,
+		      __entry->rss << (PAGE_SHIFT - 10), __entry->delay_ns)
 );
 
 TRACE_EVENT(reap_on_kill_finish,
-
-	TP_PROTO(struct task_struct *task, u64 memcg_id, unsigned long freed,
-		 unsigned long kept_vmas, u64 duration_ns, int result),
-
-	TP_ARGS(task, memcg_id, freed, kept_vmas, duration_ns, result),
-
-	TP_STRUCT__entry(
-		__field(pid_t,		pid)
-		__field(u64,		memcg_id)
-		__field(unsigned long,	freed)
-		__field(unsigned long,	kept_vmas)
-		__field(u64,		duration_ns)
-		__field(int,		result)
-	),
-
-	TP_fast_assign(
-		__entry->pid = task->tgid;
-		__entry->memcg_id = memcg_id;
-		__entry->freed = freed;
-		__entry->kept_vmas = kept_vmas;
-		__entry->duration_ns = duration_ns;
-		__entry->result = result;
-	),
-
-	TP_printk("pid=%d memcg_id=%llu freed=%lukB kept_vmas=%lu duration_ns=%llu result=%s",
-		  __entry->pid, __entry->memcg_id,
-		  __entry->freed << (PAGE_SHIFT - 10), __entry->kept_vmas,
-		  __entry->duration_ns,
-		  __print_symbolic(__entry->result, REAP_ON_KILL_RESULTS))
+	    TP_PROTO(struct task_struct *task, u64 memcg_id,
+		     unsigned long freed, unsigned long kept_vmas,
+		     u64 duration_ns, int result),
+	    TP_ARGS(task, memcg_id, freed, kept_vmas, duration_ns, result),
+	    TP_STRUCT__entry(__field(pid_t, pid)
+			     __field(u64, memcg_id)
+			     __field(unsigned long, freed)
+			     __field(unsigned long, kept_vmas)
+			     __field(u64, duration_ns)
+			     __field(int, result)),
+	    TP_fast_assign(__entry->pid = task->tgid;
+			   __entry->memcg_id = memcg_id;
+			   __entry->freed = freed;
+			   __entry->kept_vmas = kept_vmas;
+			   __entry->duration_ns = duration_ns;
+			   __entry->result = result;),
+	    TP_printk("pid=%d memcg_id=%llu freed=%lukB kept_vmas=%lu duration_ns=%llu result=%s",
+		      __entry->pid, __entry->memcg_id,
+		      __entry->freed << (PAGE_SHIFT - 10), __entry->kept_vmas,
+		      __entry->duration_ns,
+		      __print_symbolic(__entry->result,
+				       { REAP_DONE, "reaped" },
+				       { REAP_PARTIAL, "partial" },
+				       { REAP_EXITED, "exited" },
+				       { REAP_SHARED, "shared" },
+				       { REAP_COREDUMP, "coredump" },
+				       { REAP_DONE_ELSEWHERE, "done_elsewhere" },
+				       { REAP_CONTENDED, "mmap_lock_contended" },
+				       { REAP_ROBUST_UNKNOWN, "robust_list_unreadable" }))
 );
 
 #endif /* _TRACE_REAP_ON_KILL_H */

@@ -114,6 +114,8 @@ static void victim_main(int fd, const struct victim_args *a)
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
 		_exit(2);
+	/* Base pages: a THP is unmapped in one go and would hide the cost. */
+	madvise(buf, a->size, MADV_NOHUGEPAGE);
 	if (a->mode == V_PATTERN || a->mode == V_COREDUMP)
 		fill_pattern((uint64_t *)buf, a->size);
 	else
@@ -273,7 +275,7 @@ static int write_errno(const char *cgroup, const char *file, const char *val)
 static int test_interface(const char *root)
 {
 	static const char * const bad[] = {
-		"2", "-1", "01", "+1", " 1", "1 ", "yes", "true", "0x1", "",
+		"2", "-1", "01", "+1", " 1", "1 ", "yes", "true", "0x1", "\n",
 		"1\n\n", "10",
 	};
 	struct pair cg = { };
@@ -776,6 +778,8 @@ static int test_clone_vm_partner(const char *root)
 		ret = KSFT_PASS;
 out:
 	pair_destroy(&cg);
+	munmap(stack, stack_size);
+	munmap(buf, size);
 	return ret;
 }
 
@@ -786,6 +790,7 @@ struct reader {
 	bool proc_mem;
 	volatile bool *stop;
 	long good, errors, garbage;
+	int first_errno;
 };
 
 static void *reader_fn(void *arg)
@@ -813,7 +818,8 @@ static void *reader_fn(void *arg)
 		else
 			n = process_vm_readv(r->pid, &local, 1, &rem, 1, 0);
 		if (n != sizeof(chunk)) {
-			r->errors++;
+			if (!r->errors++)
+				r->first_errno = errno;
 			continue;
 		}
 		for (i = 0; i < ARRAY_SIZE(chunk); i++)
@@ -876,8 +882,9 @@ static int test_remote_readers(const char *root)
 	stop = true;
 	for (i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	ksft_print_msg("readers: process_vm_readv %ld good %ld errors, /proc/pid/mem %ld good %ld errors, %ld garbage\n",
-		       r[0].good, r[0].errors, r[1].good, r[1].errors,
+	ksft_print_msg("readers: process_vm_readv %ld good %ld errors (first: %s), /proc/pid/mem %ld good %ld errors (first: %s), %ld garbage\n",
+		       r[0].good, r[0].errors, strerror(r[0].first_errno),
+		       r[1].good, r[1].errors, strerror(r[1].first_errno),
 		       r[0].garbage + r[1].garbage);
 	if (r[0].garbage || r[1].garbage || !r[0].good || !r[1].good)
 		goto kill;

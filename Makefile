@@ -1,0 +1,58 @@
+# memory.reap_on_kill: kernel series, guest harness, tests.
+# Run 'make help' for the targets.
+
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: help demo check deps tree kernel kernel-stock tests shell guest-run \
+	export-series checkpatch clean distclean
+
+help:
+	@echo "make demo           build, boot, kill a throttled victim with and without memory.reap_on_kill"
+	@echo "make check          build, boot and run every test; ends with 'N passed, N failed'"
+	@echo "make shell          interactive shell in the guest (Ctrl-A X quits)"
+	@echo "make guest-run CMD='...'  run one command in the guest, with its exit status"
+	@echo "make tree           compose build/linux: pristine source + patches/linux + our files"
+	@echo "make export-series  write build/linux's commits back to patches/linux"
+	@echo "make kernel | kernel-stock | tests   build pieces"
+	@echo "make checkpatch     checkpatch.pl --strict on the series and our files"
+
+demo: deps kernel tests
+	$(S)/guest-run.sh --timeout 600 -- $(CURDIR)/guest/demo.sh
+
+check:
+	$(S)/check.sh
+
+deps:
+	$(S)/deps.sh
+
+tree: deps
+	$(S)/prepare-tree.sh
+
+kernel: deps
+	$(S)/build-kernel.sh
+
+kernel-stock: deps
+	$(S)/build-kernel.sh stock
+
+tests: kernel
+	$(S)/build-tests.sh
+
+shell: deps kernel tests
+	$(S)/guest-run.sh --shell
+
+guest-run: deps kernel tests
+	$(S)/guest-run.sh -- bash -c '$(CMD)'
+
+export-series:
+	$(S)/export-series.sh
+
+checkpatch: tree
+	$(S)/checkpatch.sh
+
+clean:
+	rm -rf build/obj build/tests build/guest build/results build/logs
+
+distclean:
+	$(S)/check-tree.sh
+	rm -rf build

@@ -1,0 +1,46 @@
+#!/bin/bash
+# Build the guest kernel.
+#   build-kernel.sh          the patched kernel (pristine + series + our files)
+#   build-kernel.sh stock    the same config on the pristine source
+. "$(dirname "$0")/lib.sh"
+
+flavour=${1:-patched}
+case $flavour in
+patched)
+	"$TOP/scripts/prepare-tree.sh"
+	src=$TREE obj=$OBJ
+	;;
+stock)
+	src=$STOCK_TREE obj=$BUILD/obj/linux-stock
+	if [ ! -f "$src/Makefile" ]; then
+		step "unpacking the pristine source for the stock build"
+		mkdir -p "$src"
+		tar -C "$src" --strip-components=1 -xf "$LINUX_TARBALL"
+	fi
+	;;
+*)
+	die "usage: build-kernel.sh [patched|stock]"
+	;;
+esac
+
+mkdir -p "$BUILD/logs"
+log=$BUILD/logs/kernel-$flavour.log
+fragments=$TOP/kernel/configs/reap_on_kill_guest.config
+[ -n "${EXTRA_CONFIG:-}" ] && fragments="$fragments $EXTRA_CONFIG"
+
+step "configuring the $flavour kernel"
+# The stock tree does not know CONFIG_MEMCG_REAP_ON_KILL.
+if ! ALLOW_UNKNOWN=$([ "$flavour" = stock ] && echo 1) \
+	"$TOP/scripts/kernel-config.sh" "$src" "$obj" $fragments; then
+	die "kernel config failed: fix kernel/configs/reap_on_kill_guest.config"
+fi
+
+step "building the $flavour kernel (log: ${log#"$TOP"/})"
+start=$(date +%s)
+if ! make -C "$src" O="$obj" CC="ccache gcc" -j"$(make_jobs)" \
+	bzImage headers >"$log" 2>&1; then
+	grep -E 'error|Error' "$log" | head -20 >&2
+	die "kernel build failed; full log: ${log#"$TOP"/}"
+fi
+echo "$(( $(date +%s) - start ))" > "$obj/.build-seconds"
+step "built $(cat "$obj/include/config/kernel.release") in $(cat "$obj/.build-seconds")s"

@@ -1,0 +1,51 @@
+#!/bin/bash
+# Install, from Debian's archive, whatever the build and the guest need and
+# this machine lacks.  Each tool is named with the package that provides it.
+. "$(dirname "$0")/lib.sh"
+
+# command-or-file  package
+NEEDS="
+gcc:gcc
+make:make
+flex:flex
+bison:bison
+bc:bc
+cpio:cpio
+ccache:ccache
+git:git
+perl:perl
+rsync:rsync
+xz:xz-utils
+mkfs.ext4:e2fsprogs
+qemu-system-x86_64:qemu-system-x86
+/usr/include/libelf.h:libelf-dev
+/usr/include/openssl/ssl.h:libssl-dev
+/usr/src/linux-source-6.12.tar.xz:linux-source-6.12
+/usr/lib/python3/dist-packages/ply:python3-ply
+"
+
+missing=()
+for need in $NEEDS; do
+	what=${need%%:*} pkg=${need##*:}
+	case $what in
+	/*) [ -e "$what" ] && continue ;;
+	*) command -v "$what" >/dev/null && continue ;;
+	esac
+	say "missing $what: installing Debian package $pkg"
+	missing+=("$pkg")
+done
+# The guest's initramfs needs the static busybox, not the dynamic one.
+if ! dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q "ok installed"; then
+	say "missing static busybox: installing Debian package busybox-static"
+	missing+=(busybox-static)
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+[ "$(id -u)" = 0 ] || die "need root to install: apt-get install ${missing[*]}"
+step "apt-get install ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y --no-install-recommends "${missing[@]}" >"$BUILD/apt.log" 2>&1; then
+	apt-get update >>"$BUILD/apt.log" 2>&1 || true
+	apt-get install -y --no-install-recommends "${missing[@]}" >>"$BUILD/apt.log" 2>&1 ||
+		die "apt-get install ${missing[*]} failed; see build/apt.log"
+fi

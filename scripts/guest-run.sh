@@ -1,0 +1,122 @@
+#!/bin/bash
+# Boot the built kernel in QEMU and run one command in the guest.
+#
+#   guest-run.sh [--kernel BZIMAGE] [--timeout SECONDS] [--shell] [--] CMD...
+#
+# The command runs as root under bash in the guest's root (the host's root,
+# read-only, with a tmpfs overlay) with its working directory on a fresh
+# ext4 scratch disk.  Its output streams to the terminal; the whole console
+# is kept under build/guest/logs.  What the command writes to /job/out in
+# the guest is copied to $GUEST_OUT, if set.  Exit status: the command's own, or
+#   124  the guest timed out        123  the guest did not report a status
+#   125  the kernel reported a problem (panic, Oops, BUG, WARNING, ...)
+. "$(dirname "$0")/lib.sh"
+
+kernel=$OBJ/arch/x86/boot/bzImage
+timeout=600
+mode=cmd
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--shell) mode=shell; shift ;;
+	--) shift; break ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+[ "$mode" = shell ] || [ $# -gt 0 ] || die "usage: guest-run.sh [--kernel F] [--timeout S] [--shell] [--] CMD..."
+[ -f "$kernel" ] || die "no kernel at ${kernel#"$TOP"/}: run 'make kernel'"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: install Debian package qemu-system-x86"
+"$TOP/scripts/build-initramfs.sh"
+
+guest=$BUILD/guest
+mkdir -p "$guest/logs"
+job=$(mktemp -d "$guest/job.XXXXXX")
+trap 'rm -rf "$job"' EXIT
+mkdir -p "$job/out"
+stamp=$(date +%Y%m%d-%H%M%S)
+log=$guest/logs/console-$stamp-$$.log
+
+# A fresh scratch filesystem for every boot.
+scratch=$guest/scratch.img
+rm -f "$scratch"
+truncate -s 8G "$scratch"
+mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 "$scratch" ||
+	die "mkfs.ext4 failed: install Debian package e2fsprogs"
+
+{
+	echo "set -o pipefail"
+	printf '%q ' "$@"
+	echo
+} > "$job/cmd"
+
+# Fills QEMU with the command line for accelerator $1 and job mode $2.
+qemu_argv() {
+	local accel=$1 mode=$2 cpu=max
+	[ "$accel" = kvm ] && cpu=host
+	QEMU=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu"
+		-smp 2 -m 3G -no-reboot -nodefaults
+		-kernel "$kernel" -initrd "$guest/initramfs.cpio.gz"
+		-append "console=ttyS0 quiet loglevel=4 panic=-1 reap.mode=$mode"
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+		-virtfs "local,path=$job,mount_tag=job,security_model=none,multidevs=remap"
+		-drive "file=$scratch,if=virtio,format=raw,cache=unsafe"
+		-device virtio-rng-pci)
+}
+
+# /dev/kvm exists on machines where it cannot boot a guest: try it once,
+# with a short bound, and remember the answer.
+detect_accel() {
+	local cache=$guest/accel accel=tcg,thread=multi
+	if [ ! -f "$cache" ]; then
+		if [ -w /dev/kvm ]; then
+			mv "$job/cmd" "$job/cmd.real"
+			echo true > "$job/cmd"
+			qemu_argv kvm cmd
+			timeout -k 5 30 "${QEMU[@]}" -display none -monitor none \
+				-serial "file:$guest/logs/kvm-probe.log" </dev/null >/dev/null 2>&1 || true
+			[ "$(cat "$job/rc" 2>/dev/null)" = 0 ] && accel=kvm
+			rm -f "$job/rc" "$job/dmesg"
+			mv "$job/cmd.real" "$job/cmd"
+		fi
+		echo "$accel" > "$cache"
+	fi
+	cat "$cache"
+}
+
+accel=$(detect_accel)
+if [ "$mode" = shell ]; then
+	say "guest: $accel, $(basename "$kernel"); Ctrl-A X quits QEMU"
+	qemu_argv "$accel" shell
+	"${QEMU[@]}" -nographic -serial mon:stdio
+	exit 0
+fi
+
+say "guest: booting ${kernel#"$TOP"/} under $accel (timeout ${timeout}s, console: ${log#"$TOP"/})"
+set +e
+qemu_argv "$accel" cmd
+timeout -k 10 "$timeout" "${QEMU[@]}" -display none -monitor none -serial stdio \
+	</dev/null 2>&1 | tee "$log"
+qemu_rc=${PIPESTATUS[0]}
+set -e
+[ -f "$job/dmesg" ] && cp "$job/dmesg" "${log%.log}.dmesg"
+if [ -n "${GUEST_OUT:-}" ]; then
+	mkdir -p "$GUEST_OUT"
+	cp -r "$job/out/." "$GUEST_OUT/"
+fi
+
+if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
+	say "guest: timed out after ${timeout}s; console: ${log#"$TOP"/}"
+	exit 124
+fi
+if ! reports=$("$TOP/scripts/scan-console.sh" "$log" "$job/dmesg"); then
+	say "guest: the kernel reported problems; console: ${log#"$TOP"/}"
+	printf '%s\n' "$reports" | head -20 >&2
+	exit 125
+fi
+if [ ! -f "$job/rc" ]; then
+	say "guest: no exit status reported (qemu exit $qemu_rc); console: ${log#"$TOP"/}"
+	exit 123
+fi
+exit "$(cat "$job/rc")"

@@ -1,0 +1,42 @@
+#!/bin/bash
+# Summarize kselftest TAP output.
+#   tap-summary.sh NAME TAPFILE RCFILE KNOWN-FAILURES
+# Prints one line per test (PASS/FAIL/SKIP/XFAIL/XPASS) and, last,
+# "COUNTS <passed> <failed> <skipped> <xfail>".
+name=$1 tap=$2 rcfile=$3 known=$4
+[ -f "$tap" ] || { echo "FAIL $name: no output (test not run)"; echo "COUNTS 0 1 0 0"; exit 0; }
+rc=$(cat "$rcfile" 2>/dev/null || echo missing)
+awk -v name="$name" -v rc="$rc" -v known="$known" '
+BEGIN {
+	while ((getline line < known) > 0) {
+		if (line ~ /^#/ || line !~ /[^ \t]/) continue
+		split(line, f, /[ \t]+/)
+		reason = line; sub(/^[^ \t]+[ \t]+/, "", reason)
+		xf[f[1]] = reason
+	}
+}
+/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0 }
+/^(not )?ok [0-9]+/ {
+	seen++
+	notok = ($1 == "not")
+	desc = $0; sub(/^(not )?ok [0-9]+ ?(- )?/, "", desc)
+	if (desc ~ /# *SKIP/) {
+		d = desc; sub(/^# *SKIP */, "", d); sub(/ *# *SKIP.*/, "", d)
+		printf "SKIP %s:%s\n", name, d; skip++; next
+	}
+	sub(/ *#.*/, "", desc)
+	key = name ":" desc
+	if (key in xf) {
+		if (notok) { printf "XFAIL %s (known: %s)\n", key, xf[key]; xfail++ }
+		else { printf "XPASS %s (listed as known failure, passed)\n", key; pass++ }
+		next
+	}
+	if (notok) { printf "FAIL %s\n", key; fail++ } else { printf "PASS %s\n", key; pass++ }
+}
+/^# (Totals|Planned tests)/ { next }
+END {
+	if (plan > seen) { printf "FAIL %s: %d of %d planned tests did not report\n", name, plan - seen, plan; fail++ }
+	if (seen == 0 && rc != 0) { printf "FAIL %s: exited %s without results\n", name, rc; fail++ }
+	else if (rc == 124 || rc == 137) { printf "FAIL %s: timed out\n", name; fail++ }
+	printf "COUNTS %d %d %d %d\n", pass, fail, skip, xfail
+}' "$tap"
