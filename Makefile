@@ -4,12 +4,15 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help demo check deps tree kernel kernel-stock tests shell guest-run \
-	export-series checkpatch clean distclean
+.PHONY: help demo bench baseline check check-debug deps tree kernel kernel-stock tests \
+	shell guest-run export-series checkpatch clean distclean
 
 help:
-	@echo "make demo           build, boot, kill a throttled victim with and without memory.reap_on_kill"
+	@echo "make demo           build, boot, and print the reclaim table (a few minutes)"
 	@echo "make check          build, boot and run every test; ends with 'N passed, N failed'"
+	@echo "make check-debug    the same on a KASAN/lockdep/kmemleak kernel (own build dir)"
+	@echo "make bench          the full benchmark matrix; CSV and PNG under build/bench/"
+	@echo "make baseline       upstream cgroup selftests on a stock 6.12 build of the same config"
 	@echo "make shell          interactive shell in the guest (Ctrl-A X quits)"
 	@echo "make guest-run CMD='...'  run one command in the guest, with its exit status"
 	@echo "make tree           compose build/linux: pristine source + patches/linux + our files"
@@ -17,11 +20,20 @@ help:
 	@echo "make kernel | kernel-stock | tests   build pieces"
 	@echo "make checkpatch     checkpatch.pl --strict on the series and our files"
 
-demo: deps kernel tests
-	$(S)/guest-run.sh --timeout 600 -- $(CURDIR)/guest/demo.sh
+demo:
+	$(S)/bench.sh demo
+
+bench:
+	$(S)/bench.sh full
+
+baseline:
+	$(S)/baseline.sh
 
 check:
 	$(S)/check.sh
+
+check-debug:
+	CHECK_FLAVOUR=debug $(S)/check.sh
 
 deps:
 	$(S)/deps.sh

@@ -18,9 +18,21 @@ mkdir -p "$out"
 for t in "$@"; do
 	echo "=== $t"
 	start=$(date +%s)
-	timeout -k 10 "${TEST_TIMEOUT:-900}" "$dir/$t" 2>&1 | tee "$out/$t.tap"
+	# Line-buffered: tests that fork would otherwise print buffered
+	# lines twice into the pipe.
+	timeout -k 10 "${TEST_TIMEOUT:-900}" stdbuf -oL -eL "$dir/$t" 2>&1 |
+		tee "$out/$t.tap"
 	rc=${PIPESTATUS[0]}
 	echo "=== $t: exit $rc in $(( $(date +%s) - start ))s"
 	echo "$rc" > "$out/$t.rc"
 done
+
+# Debug kernels: report leaks now, into the console the host scans.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak | tee "$out/kmemleak"
+	echo "kmemleak: $(grep -c 'unreferenced object' "$out/kmemleak") unreferenced objects"
+fi
 exit 0

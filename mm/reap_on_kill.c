@@ -455,11 +455,13 @@ static enum reap_result reap_exiting_mm(struct task_struct *victim,
 	return result;
 }
 
+/*
+ * A core dump never runs into a reap: the kill path does not queue one for
+ * a dumping process, and once the group is dying no dump can start.
+ */
 static enum reap_result reap_mm(struct task_struct *victim,
 				struct mm_struct *mm, struct reap_keep *keep)
 {
-	if (victim->signal->core_state)
-		return REAP_COREDUMP;
 	if (mmget_not_zero(mm))
 		return reap_live_mm(victim, mm, keep);
 	return reap_exiting_mm(victim, mm);

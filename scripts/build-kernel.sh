@@ -2,6 +2,7 @@
 # Build the guest kernel.
 #   build-kernel.sh          the patched kernel (pristine + series + our files)
 #   build-kernel.sh stock    the same config on the pristine source
+#   build-kernel.sh debug    the patched kernel with KASAN, lockdep & co.
 . "$(dirname "$0")/lib.sh"
 
 flavour=${1:-patched}
@@ -9,6 +10,11 @@ case $flavour in
 patched)
 	"$TOP/scripts/prepare-tree.sh"
 	src=$TREE obj=$OBJ
+	;;
+debug)
+	"$TOP/scripts/prepare-tree.sh"
+	src=$TREE obj=$BUILD/obj/linux-debug
+	EXTRA_CONFIG="${EXTRA_CONFIG:-} $TOP/kernel/configs/reap_on_kill_debug.config"
 	;;
 stock)
 	src=$STOCK_TREE obj=$BUILD/obj/linux-stock
@@ -19,7 +25,7 @@ stock)
 	fi
 	;;
 *)
-	die "usage: build-kernel.sh [patched|stock]"
+	die "usage: build-kernel.sh [patched|stock|debug]"
 	;;
 esac
 

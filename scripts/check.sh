@@ -3,11 +3,16 @@
 # patched kernel and the selftests, boot the guest, run the harness
 # self-tests, our selftest and upstream's cgroup selftests, and end with
 # "N passed, N failed".  Exits non-zero on any failure.
+#
+# CHECK_FLAVOUR=debug (make check-debug) does the same on the debug kernel
+# (KASAN, lockdep, DEBUG_VM, DEBUG_OBJECTS_WORK, KFENCE, kmemleak).
 . "$(dirname "$0")/lib.sh"
 
-# Upstream cgroup selftests run as the regression baseline.
-UPSTREAM_TESTS=${UPSTREAM_TESTS-"test_core test_kill test_freezer test_memcontrol test_cpu test_cpuset test_kmem test_pids test_hugetlb_memcg test_zswap"}
-OUR_TESTS="test_reap_on_kill"
+flavour=${CHECK_FLAVOUR:-patched}
+kobj=$OBJ
+[ "$flavour" = debug ] && kobj=$BUILD/obj/linux-debug
+kernel=$kobj/arch/x86/boot/bzImage
+
 
 passed=0 failed=0 skipped=0 xfailed=0
 result() {	# result pass|fail NAME [DETAIL]
@@ -21,8 +26,10 @@ result() {	# result pass|fail NAME [DETAIL]
 }
 
 "$TOP/scripts/deps.sh"
-"$TOP/scripts/build-kernel.sh"
+"$TOP/scripts/build-kernel.sh" "$flavour"
+[ "$flavour" = patched ] || "$TOP/scripts/build-kernel.sh"
 "$TOP/scripts/build-tests.sh"
+say "base: linux-source-6.12 $(cat "$BUILD/linux-base-version"), series: $(ls "$SERIES"/*.patch | wc -l) patches"
 
 step "harness self-tests"
 # The report scanner must catch a WARNING and pass a clean boot.
@@ -39,7 +46,7 @@ fi
 
 # The guest's exit status and output reach the host unchanged.
 set +e
-out=$("$TOP/scripts/guest-run.sh" --timeout 180 -- bash -c 'echo guest-says-hello; exit 7' 2>&1)
+out=$("$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout 180 -- bash -c 'echo guest-says-hello; exit 7' 2>&1)
 rc=$?
 set -e
 if [ "$rc" = 7 ] && grep -q guest-says-hello <<<"$out"; then
@@ -49,11 +56,25 @@ else
 	result fail harness:guest_exit_status "exit $rc, want 7 and the guest's output"
 fi
 
+step "benchmark smoke run (tiny; figures are not checked)"
+set +e
+out=$("$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout 600 -- "$BUILD/tests/cgroup/reap_bench" \
+	-s 32 -c none,cpumax1 -n 4 -r 1 2>&1)
+rc=$?
+set -e
+printf '%s\n' "$out" | grep -E '^(unthrottled|cpu.max)' || true
+if [ "$rc" = 0 ] && [ "$(grep -cE '^(unthrottled|cpu.max 1%) +32 +[14] +[0-9]' <<<"$out")" = 3 ]; then
+	result pass harness:benchmark_runs
+else
+	printf '%s\n' "$out" | tail -20
+	result fail harness:benchmark_runs "exit $rc, or the table is incomplete"
+fi
+
 step "booting the patched kernel for the selftests"
 res=$BUILD/results
 rm -rf "$res"
 set +e
-GUEST_OUT=$res "$TOP/scripts/guest-run.sh" --timeout "${CHECK_TIMEOUT:-2400}" -- \
+GUEST_OUT=$res "$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout "${CHECK_TIMEOUT:-2400}" -- \
 	"$TOP/guest/run-tests.sh" /job/out "$BUILD/tests/cgroup" $OUR_TESTS $UPSTREAM_TESTS
 rc=$?
 set -e
@@ -64,7 +85,7 @@ else
 fi
 
 fact() { sed -n "s/^$1=//p" "$res/facts" 2>/dev/null; }
-build_id=$(readelf -n "$OBJ/vmlinux" 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1)
+build_id=$(readelf -n "$kobj/vmlinux" 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1)
 if [ -n "$build_id" ] && fact build_id | grep -q "$build_id"; then
 	result pass harness:booted_kernel_is_the_one_built
 else

@@ -14,6 +14,10 @@ LINUX_PACKAGE=linux-source-6.12
 # and are symlinked into the build tree, so editing either edits both.
 OUR_KERNEL_FILES="mm include tools/testing/selftests/cgroup Documentation kernel/configs"
 
+# Upstream cgroup selftests, run as the regression baseline, and ours.
+UPSTREAM_TESTS=${UPSTREAM_TESTS-"test_core test_kill test_freezer test_memcontrol test_cpu test_cpuset test_kmem test_pids test_hugetlb_memcg test_zswap"}
+OUR_TESTS="test_reap_on_kill"
+
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 export CCACHE_BASEDIR=$BUILD
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}

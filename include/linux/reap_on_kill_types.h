@@ -17,7 +17,6 @@ enum reap_result {
 	REAP_PARTIAL,		/* some kept for robust futexes, or busy notifiers */
 	REAP_EXITED,		/* the victim freed its memory before we came */
 	REAP_SHARED,		/* a live process shares the address space */
-	REAP_COREDUMP,		/* the victim is dumping core */
 	REAP_DONE_ELSEWHERE,	/* the OOM reaper or exit_mmap() got there first */
 	REAP_CONTENDED,		/* mmap_lock stayed write-locked */
 	REAP_ROBUST_UNKNOWN,	/* robust futex lists could not be read */

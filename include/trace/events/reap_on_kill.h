@@ -12,7 +12,6 @@ TRACE_DEFINE_ENUM(REAP_DONE);
 TRACE_DEFINE_ENUM(REAP_PARTIAL);
 TRACE_DEFINE_ENUM(REAP_EXITED);
 TRACE_DEFINE_ENUM(REAP_SHARED);
-TRACE_DEFINE_ENUM(REAP_COREDUMP);
 TRACE_DEFINE_ENUM(REAP_DONE_ELSEWHERE);
 TRACE_DEFINE_ENUM(REAP_CONTENDED);
 TRACE_DEFINE_ENUM(REAP_ROBUST_UNKNOWN);
@@ -77,7 +76,6 @@ TRACE_EVENT(reap_on_kill_finish,
 				       { REAP_PARTIAL, "partial" },
 				       { REAP_EXITED, "exited" },
 				       { REAP_SHARED, "shared" },
-				       { REAP_COREDUMP, "coredump" },
 				       { REAP_DONE_ELSEWHERE, "done_elsewhere" },
 				       { REAP_CONTENDED, "mmap_lock_contended" },
 				       { REAP_ROBUST_UNKNOWN, "robust_list_unreadable" }))
