@@ -28,12 +28,14 @@
  *	its way out.  This closes the window in which every thread passed
  *	exit_mm() while a /proc reader, AIO or process_vm_readv() keeps the mm
  *	alive but out of reach of its tasks: either the kill path, the worker
- *	(under task_lock) or the last exiting thread pins it.
+ *	(under task_lock) or the last exiting thread pins it.  The worker then
+ *	takes the pin and closes the slot, so a pin can never be left behind.
  *
  * reap_on_kill_work()
- *	Leaves the mm alone unless every process using it is dying (never a
- *	CLONE_VM partner or vfork parent that lives on) and none dumps core,
- *	then unmaps private memory VMA by VMA under mmap_lock taken for read
+ *	Leaves the mm alone if any other process uses it (a CLONE_VM partner,
+ *	a vfork parent or child): that process may live on, or have robust
+ *	futex lists of its own in the memory.  Otherwise it unmaps private
+ *	memory VMA by VMA under mmap_lock taken for read
  *	with a bounded number of trylocks, so a stuck writer cannot wedge the
  *	worker.  Remote readers see MMF_UNSTABLE and fault instead of reading
  *	zeroes.  Robust futex lists are honoured, see reap_keep_robust_lists().
@@ -75,7 +77,7 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
 
 /*
  * mmap_lock is only ever trylocked.  A writer that holds it while throttled
- * is waited for with a growing sleep: 1 + 2 + ... + 512 ms, about a second,
+ * is waited for with a growing sleep: 1 + 2 + ... + 256 ms, half a second,
  * before the victim is left to free its own memory.
  */
 #define REAP_LOCK_ATTEMPTS	10
@@ -83,9 +85,19 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
 /* Distinct VMAs the robust futex lists may keep alive, see below. */
 #define REAP_KEEP_MAX		16
 
+/*
+ * Robust list entries and threads the worker looks at, in all, before it
+ * gives up and keeps the whole address space: the walk runs under RCU.
+ */
+#define REAP_ROBUST_BUDGET	65536
+
+/* rok->mm once the worker took it: later pins fail and drop their own. */
+#define REAP_MM_TAKEN		((struct mm_struct *)-1L)
+
 /* The VMAs the victim's exit path will still read. */
 struct reap_keep {
 	unsigned int nr;
+	unsigned int budget;	/* reads left, see REAP_ROBUST_BUDGET */
 	struct vm_area_struct *vma[REAP_KEEP_MAX];
 };
 
@@ -94,11 +106,10 @@ struct reap_keep {
  * @rok: the reap
  * @mm: the address space, kept alive by the caller for the duration
  *
- * The first caller wins, and @rok->mm is never cleared, so an mm is pinned
- * at most once per process.  A loser's mmdrop() is never the final one:
- * the caller's own reference (task->mm under task_lock, or current->mm)
- * holds mm_count above ours.  exit_mm() pins before it clears current->mm,
- * so a worker that found no mm in any task also sees every pin made.
+ * The first caller wins; once the worker took the pin, @rok->mm stays
+ * REAP_MM_TAKEN and later callers lose.  A loser's mmdrop() is never the
+ * final one: the caller's own reference (task->mm under task_lock, or
+ * current->mm) holds mm_count above ours.
  */
 void __reap_on_kill_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm)
 {
@@ -110,9 +121,9 @@ void __reap_on_kill_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm)
 }
 
 /*
- * task_lock() is not irq-safe, so it cannot be waited for under siglock.
- * A trylock from task context is fine: it adds no lock dependency.  From
- * an interrupt even a trylock would mark the lock irq-unsafe, so there the
+ * task_lock() is not irq-safe, so it cannot be waited for under siglock;
+ * a trylock adds no lock dependency.  From an interrupt we do not even try
+ * (task_lock() is never taken there, and PREEMPT_RT forbids it), and the
  * worker finds the mm itself.
  */
 static bool reap_pin_mm_now(struct reap_on_kill *rok, struct task_struct *p)
@@ -122,7 +133,7 @@ static bool reap_pin_mm_now(struct reap_on_kill *rok, struct task_struct *p)
 	if (p->mm)
 		__reap_on_kill_pin_mm(rok, p->mm);
 	spin_unlock(&p->alloc_lock);
-	return READ_ONCE(rok->mm);
+	return !!READ_ONCE(rok->mm);
 }
 
 static bool task_reap_on_kill(struct task_struct *p, u64 *memcg_id)
@@ -151,7 +162,7 @@ void __reap_on_kill_queue(struct task_struct *p)
 	lockdep_assert_held(&p->sighand->siglock);
 
 	/* SIGKILL interrupting a core dump: the dumper still reads the mm. */
-	if (sig->core_state)
+	if (sig->core_state || (p->flags & PF_KTHREAD))
 		return;
 	if (!task_reap_on_kill(p, &memcg_id))
 		return;
@@ -168,8 +179,11 @@ void __reap_on_kill_queue(struct task_struct *p)
 	trace_reap_on_kill_queue(p, memcg_id, pinned);
 }
 
-/* Pin the mm through any thread that still has it. */
-static struct mm_struct *reap_find_mm(struct reap_on_kill *rok)
+/*
+ * Pin the mm through any thread that still has it, then take whatever pin
+ * there is, ours or one exit_mm() made meanwhile, and close the slot.
+ */
+static struct mm_struct *reap_take_mm(struct reap_on_kill *rok)
 {
 	struct task_struct *p;
 
@@ -180,7 +194,7 @@ static struct mm_struct *reap_find_mm(struct reap_on_kill *rok)
 			task_unlock(p);
 		}
 	}
-	return READ_ONCE(rok->mm);
+	return xchg(&rok->mm, REAP_MM_TAKEN);
 }
 
 static void reap_fence_ipi(void *unused)
@@ -212,9 +226,8 @@ static void reap_fence_user_mode(struct task_struct *victim)
 static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
 			    const void __user *uaddr, size_t size)
 {
-	unsigned long addr[2] = {
-		(unsigned long)uaddr, (unsigned long)uaddr + size - 1
-	};
+	unsigned long start = untagged_addr_remote(mm, (unsigned long)uaddr);
+	unsigned long addr[2] = { start, start + size - 1 };
 	struct vm_area_struct *vma;
 	unsigned int i, k;
 
@@ -233,11 +246,15 @@ static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
 	return true;
 }
 
-static int reap_fetch_entry(struct robust_list __user **entry,
+static int reap_fetch_entry(struct reap_keep *keep, struct mm_struct *mm,
+			    struct robust_list __user **entry,
 			    struct robust_list __user * __user *uptr)
 {
 	unsigned long val;
 
+	if (!keep->budget--)
+		return -E2BIG;
+	uptr = (void __user *)untagged_addr_remote(mm, (unsigned long)uptr);
 	if (copy_from_user_nofault(&val, uptr, sizeof(val)))
 		return -EFAULT;
 	*entry = (struct robust_list __user *)(val & ~1UL);
@@ -257,9 +274,11 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
 	unsigned int limit = ROBUST_LIST_LIMIT;
 	long futex_offset;
 
-	if (reap_fetch_entry(&entry, &head->list.next) ||
-	    reap_fetch_entry(&pending, &head->list_op_pending) ||
-	    copy_from_user_nofault(&futex_offset, &head->futex_offset,
+	if (reap_fetch_entry(keep, mm, &entry, &head->list.next) ||
+	    reap_fetch_entry(keep, mm, &pending, &head->list_op_pending) ||
+	    copy_from_user_nofault(&futex_offset,
+				   (void __user *)untagged_addr_remote(mm,
+					(unsigned long)&head->futex_offset),
 				   sizeof(futex_offset)))
 		return -EFAULT;
 
@@ -273,7 +292,7 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
 		    !reap_keep_range(keep, mm, (void __user *)entry + futex_offset,
 				     sizeof(u32)))
 			return -ENOSPC;
-		if (reap_fetch_entry(&entry, &entry->next))
+		if (reap_fetch_entry(keep, mm, &entry, &entry->next))
 			return -EFAULT;
 		if (!--limit)
 			break;
@@ -303,8 +322,9 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
  *
  * The lists are read without faulting, under kthread_use_mm(), after
  * reap_fence_user_mode() stopped user space from changing them.  A list we
- * cannot read completely, a compat list, or one spread over more than
- * REAP_KEEP_MAX VMAs keeps the whole address space.
+ * cannot read completely, a compat list, one spread over more than
+ * REAP_KEEP_MAX VMAs, or more than REAP_ROBUST_BUDGET reads in all keep
+ * the whole address space.
  *
  * Return: 0, or a negative errno if nothing may be reaped.
  */
@@ -316,6 +336,7 @@ static int reap_keep_robust_lists(struct reap_keep *keep,
 	struct task_struct *t;
 	int ret = 0;
 
+	keep->budget = REAP_ROBUST_BUDGET;
 	kthread_use_mm(mm);
 	rcu_read_lock();
 	for_each_thread(victim, t) {
@@ -352,12 +373,13 @@ static bool reap_mmap_read_trylock(struct mm_struct *mm)
 {
 	int attempt;
 
-	for (attempt = 0; attempt < REAP_LOCK_ATTEMPTS; attempt++) {
+	for (attempt = 0; ; attempt++) {
 		if (mmap_read_trylock(mm))
 			return true;
+		if (attempt == REAP_LOCK_ATTEMPTS - 1)
+			return false;
 		msleep(1 << attempt);
 	}
-	return false;
 }
 
 static unsigned long reap_mm_rss(struct mm_struct *mm)
@@ -406,10 +428,32 @@ static enum reap_result reap_mm_locked(struct task_struct *victim,
 }
 
 /*
+ * Does a process other than the victim use @mm?  Then it is not ours to
+ * reap: the other process may live on (CLONE_VM partner, vfork parent or
+ * child), and even a dying one walks robust futex lists we do not see.
+ * Like task_will_free_mem(), this scans every process, once per reap.
+ */
+static bool reap_mm_shared(struct task_struct *victim, struct mm_struct *mm)
+{
+	struct task_struct *p;
+	bool shared = false;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if (!same_thread_group(p, victim) && process_shares_mm(p, mm)) {
+			shared = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return shared;
+}
+
+/*
  * While the victim's threads still hold the mm, we hold mm_users too: that
  * keeps exit_mmap() away while we look at the robust lists, and makes the
- * page tables safe for kthread_use_mm(); if we drop the last reference,
- * the rest of the teardown happens here, still outside the victim.
+ * page tables safe for kthread_use_mm().  The teardown that the last
+ * mmput() starts (exit_aio() may wait) goes to a system workqueue.
  */
 static enum reap_result reap_live_mm(struct task_struct *victim,
 				     struct mm_struct *mm,
@@ -421,7 +465,7 @@ static enum reap_result reap_live_mm(struct task_struct *victim,
 	 * No shortcut on mm_users here: the victim's threads may have dropped
 	 * theirs already while a vfork child lives on in the same mm.
 	 */
-	if (!mm_sharers_will_free_mem(victim, mm)) {
+	if (reap_mm_shared(victim, mm)) {
 		result = REAP_SHARED;
 		goto out;
 	}
@@ -433,7 +477,7 @@ static enum reap_result reap_live_mm(struct task_struct *victim,
 	result = reap_mm_locked(victim, mm, keep);
 	mmap_read_unlock(mm);
 out:
-	mmput(mm);
+	mmput_async(mm);
 	return result;
 }
 
@@ -489,7 +533,7 @@ static void reap_on_kill_work(struct work_struct *work)
 	u64 start;
 
 	start = ktime_get_ns();
-	mm = reap_find_mm(rok);
+	mm = reap_take_mm(rok);
 	if (mm)
 		rss = reap_mm_rss(mm);
 	trace_reap_on_kill_start(victim, rok->memcg_id, rss,

@@ -22,6 +22,7 @@ qemu-system-x86_64:qemu-system-x86
 /usr/include/openssl/ssl.h:libssl-dev
 /usr/src/linux-source-6.12.tar.xz:linux-source-6.12
 /usr/lib/python3/dist-packages/ply:python3-ply
+/usr/lib/python3/dist-packages/git:python3-git
 gnuplot:gnuplot-nox
 "
 

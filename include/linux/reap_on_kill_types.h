@@ -11,17 +11,6 @@ struct task_struct;
 /* Bits in reap_on_kill::flags */
 #define REAP_ON_KILL_QUEUED	0	/* the reap was queued; never cleared */
 
-/* How a reap ended, as reported by the reap_on_kill_finish tracepoint */
-enum reap_result {
-	REAP_DONE,		/* all private memory unmapped */
-	REAP_PARTIAL,		/* some kept for robust futexes, or busy notifiers */
-	REAP_EXITED,		/* the victim freed its memory before we came */
-	REAP_SHARED,		/* a live process shares the address space */
-	REAP_DONE_ELSEWHERE,	/* the OOM reaper or exit_mmap() got there first */
-	REAP_CONTENDED,		/* mmap_lock stayed write-locked */
-	REAP_ROBUST_UNKNOWN,	/* robust futex lists could not be read */
-};
-
 /**
  * struct reap_on_kill - a killed process's pending expedited reap
  * @work: runs the reap on reap_on_kill_wq

@@ -6,7 +6,20 @@
 #define _TRACE_REAP_ON_KILL_H
 
 #include <linux/tracepoint.h>
-#include <linux/reap_on_kill_types.h>
+
+#ifndef _REAP_ON_KILL_RESULT
+#define _REAP_ON_KILL_RESULT
+/* How a reap ended, as reported by the reap_on_kill_finish tracepoint */
+enum reap_result {
+	REAP_DONE,		/* all private memory unmapped */
+	REAP_PARTIAL,		/* some kept for robust futexes, or busy notifiers */
+	REAP_EXITED,		/* the victim freed its memory before we came */
+	REAP_SHARED,		/* a live process shares the address space */
+	REAP_DONE_ELSEWHERE,	/* the OOM reaper or exit_mmap() got there first */
+	REAP_CONTENDED,		/* mmap_lock stayed write-locked */
+	REAP_ROBUST_UNKNOWN,	/* robust futex lists could not be read */
+};
+#endif
 
 TRACE_DEFINE_ENUM(REAP_DONE);
 TRACE_DEFINE_ENUM(REAP_PARTIAL);

@@ -86,25 +86,22 @@ static long long now_ns(void)
 	return ts.tv_sec * NSEC + ts.tv_nsec;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: reap_bench [options]\n"
-"  -s, --size MIB      victim size, repeatable (default 256 and 1024)\n"
-"  -n, --victims N     victims killed at once by cgroup.kill, repeatable\n"
-"                      (default 1, 4, 16, 64; total size is split among them)\n"
-"  -r, --reps N        repetitions per figure (default 5)\n"
-"  -c, --conditions L  comma list of: none,cpumax5,cpumax1,busycpu,nice\n"
-"  -m, --methods L     comma list of: plain,mrelease,reap,munmap\n"
-"  -f, --file          also run victims whose memory is a written private\n"
-"                      mapping of a file in the working directory\n"
-"  -o, --overhead      only time kill()+waitpid() of a small process in a\n"
-"                      cgroup without the setting (for kernel comparisons)\n"
-"      --csv FILE      also write every figure to FILE\n"
-"  -h, --help          this text\n"
-"Needs root, cgroup v2 with the memory and cpu controllers.  Without\n"
-"memory.reap_on_kill in the kernel, the other methods still run.\n");
-}
+static const char help_text[] =
+	"usage: reap_bench [options]\n"
+	"  -s, --size MIB      victim size, repeatable (default 256 and 1024)\n"
+	"  -n, --victims N     victims killed at once by cgroup.kill, repeatable\n"
+	"                      (default 1, 4, 16, 64; total size is split among them)\n"
+	"  -r, --reps N        repetitions per figure (default 5)\n"
+	"  -c, --conditions L  comma list of: none,cpumax5,cpumax1,busycpu,nice\n"
+	"  -m, --methods L     comma list of: plain,mrelease,reap,munmap\n"
+	"  -f, --file          also run victims whose memory is a written private\n"
+	"                      mapping of a file in the working directory\n"
+	"  -o, --overhead      only time kill()+waitpid() of a small process in a\n"
+	"                      cgroup without the setting (for kernel comparisons)\n"
+	"      --csv FILE      also write every figure to FILE\n"
+	"  -h, --help          this text\n"
+	"Needs root, cgroup v2 with the memory and cpu controllers.  Without\n"
+	"memory.reap_on_kill in the kernel, the other methods still run.\n";
 
 /* --- cgroups ---------------------------------------------------------- */
 
@@ -389,11 +386,10 @@ static long long measure(enum method m, enum condition c, size_t total,
 	current0 = cg_read_long(cg, "memory.current");
 
 	t0 = now_ns();
-	if (n > 1) {
+	if (n > 1)
 		cg_write(cg, "cgroup.kill", "1");
-	} else {
+	else
 		syscall(__NR_pidfd_send_signal, v.pidfd[0], SIGKILL, NULL, 0);
-	}
 	if (m == M_MRELEASE)
 		for (i = 0; i < v.n; i++)
 			syscall(__NR_process_mrelease, v.pidfd[i], 0);
@@ -424,8 +420,8 @@ struct figure {
 
 static bool progress;
 
-static struct figure run(enum method m, enum condition c, size_t total,
-			 int n, bool file, int reps)
+static struct figure run_figure(enum method m, enum condition c,
+				size_t total, int n, bool file, int reps)
 {
 	struct figure f = { -1, -1, -1, 0 };
 	long long t[64];
@@ -503,8 +499,8 @@ static void run_row(enum condition c, long size_mib, int n, bool file,
 	for (m = 0; m < NR_METHODS; m++) {
 		f[m] = (struct figure){ -1, -1, -1, 0 };
 		if (o->methods[m])
-			f[m] = run(m, c, (size_t)size_mib << 20, n, file,
-				   o->reps);
+			f[m] = run_figure(m, c, (size_t)size_mib << 20, n,
+					  file, o->reps);
 	}
 	print_row(cond_name[c], size_mib, n, file, f, o);
 }
@@ -532,7 +528,8 @@ static void run_overhead(int reps)
 	}
 	qsort(t, i, sizeof(t[0]), cmp_ll);
 	if (i)
-		printf("overhead: kill()+waitpid() of a 1 MiB process, no setting: median %.1f us (min %.1f, max %.1f, %d runs)\n",
+		printf("%s: median %.1f us (min %.1f, max %.1f, %d runs)\n",
+		       "overhead: kill()+waitpid() of a 1 MiB process, no setting",
 		       t[i / 2] / 1e3, t[0] / 1e3, t[i - 1] / 1e3, i);
 	if (csv && i)
 		fprintf(csv, "overhead,0,1,1,kill_wait,%.4f,%.4f,%.4f,0\n",
@@ -565,6 +562,7 @@ static int parse_list(char *arg, const char * const *names, int nr,
 static const char * const cond_key[NR_CONDS] = {
 	"none", "cpumax5", "cpumax1", "busycpu", "nice",
 };
+
 static const char * const method_key[NR_METHODS] = {
 	"plain", "mrelease", "reap", "munmap",
 };
@@ -630,7 +628,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->csv = optarg;
 			break;
 		case 'h':
-			usage(stdout);
+			fputs(help_text, stdout);
 			exit(0);
 		default:
 			return -1;
@@ -661,7 +659,7 @@ static void probe_features(void)
 	have_reap = cg_write(cg, "memory.reap_on_kill", "0") == 0;
 	/* With a bad pidfd: EBADF where the syscall exists. */
 	have_mrelease = syscall(__NR_process_mrelease, -1, 0) < 0 &&
-			errno != ENOSYS;
+			errno == EBADF;
 	free(cg);
 }
 
@@ -711,7 +709,8 @@ int main(int argc, char **argv)
 			cleanup_cgroups();
 			return 2;
 		}
-		fprintf(csv, "condition,file,size_mib,victims,method,median_ms,min_ms,max_ms,mib_per_s\n");
+		fprintf(csv, "%s\n",
+			"condition,file,size_mib,victims,method,median_ms,min_ms,max_ms,mib_per_s");
 	}
 
 	if (o.overhead) {

@@ -83,11 +83,11 @@ static void fill_pattern(uint64_t *buf, size_t size)
 		buf[i] = pattern_at(&buf[i]);
 }
 
-static volatile sig_atomic_t got_term;
+static int got_term;
 
 static void on_term(int sig)
 {
-	got_term = 1;
+	__atomic_store_n(&got_term, 1, __ATOMIC_RELAXED);
 }
 
 static void lock_robust(pthread_mutex_t *m, bool pshared)
@@ -152,7 +152,7 @@ static void victim_main(int fd, const struct victim_args *a)
 		setitimer(ITIMER_REAL, &it, NULL);
 		break;
 	case V_HANDLE_TERM:
-		while (!got_term)
+		while (!__atomic_load_n(&got_term, __ATOMIC_RELAXED))
 			pause();
 		_exit(0);
 	case V_COREDUMP:
@@ -455,9 +455,11 @@ static int test_throttled_victim(const char *root)
 	reap = kill_to_free(root, true, false);
 	reap_slow = kill_to_free(root, true, true);
 	plain_slow = kill_to_free(root, false, true);
-	ksft_print_msg("kill-to-free 256 MiB: unthrottled %lld ms, reap_on_kill %lld ms; cpu.max 1%%: plain %lld ms, reap_on_kill %lld ms\n",
-		       plain / 1000000, reap / 1000000,
-		       plain_slow / 1000000, reap_slow / 1000000);
+	ksft_print_msg("%s %lld ms, %s %lld ms; %s %lld ms, %s %lld ms\n",
+		       "kill-to-free 256 MiB: unthrottled", plain / 1000000,
+		       "reap_on_kill", reap / 1000000,
+		       "cpu.max 1%: plain", plain_slow / 1000000,
+		       "reap_on_kill", reap_slow / 1000000);
 	if (plain < 0 || reap < 0 || reap_slow < 0 || plain_slow < 0)
 		return KSFT_FAIL;
 	/* About as fast as an unthrottled kill ... */
@@ -788,7 +790,7 @@ struct reader {
 	uint64_t *base;
 	size_t size;
 	bool proc_mem;
-	volatile bool *stop;
+	bool *stop;
 	long good, errors, garbage;
 	int first_errno;
 };
@@ -804,7 +806,7 @@ static void *reader_fn(void *arg)
 	snprintf(path, sizeof(path), "/proc/%d/mem", r->pid);
 	if (r->proc_mem)
 		fd = open(path, O_RDONLY);
-	while (!*r->stop) {
+	while (!__atomic_load_n(r->stop, __ATOMIC_RELAXED)) {
 		size_t off = (rand_r(&seed) % (r->size / sizeof(chunk))) *
 			     sizeof(chunk);
 		uint64_t *remote = (uint64_t *)((char *)r->base + off);
@@ -840,7 +842,7 @@ static int test_remote_readers(const char *root)
 	struct victim_args a = { .size = MB(128), .mode = V_PATTERN };
 	struct reader r[2] = { };
 	struct pair cg = { };
-	volatile bool stop = false;
+	bool stop = false;
 	pthread_t th[2];
 	int ret = KSFT_FAIL, status, i;
 	uint64_t *base = NULL;
@@ -879,13 +881,14 @@ static int test_remote_readers(const char *root)
 	kill(pid, SIGKILL);
 	wait_reaps(cg.leaf, 1);
 	sleep_ms(300);
-	stop = true;
+	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
 	for (i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	ksft_print_msg("readers: process_vm_readv %ld good %ld errors (first: %s), /proc/pid/mem %ld good %ld errors (first: %s), %ld garbage\n",
-		       r[0].good, r[0].errors, strerror(r[0].first_errno),
-		       r[1].good, r[1].errors, strerror(r[1].first_errno),
-		       r[0].garbage + r[1].garbage);
+	ksft_print_msg("readers: process_vm_readv %ld good %ld errors (first: %s), ",
+		       r[0].good, r[0].errors, strerror(r[0].first_errno));
+	printf("/proc/pid/mem %ld good %ld errors (first: %s), %ld garbage\n",
+	       r[1].good, r[1].errors, strerror(r[1].first_errno),
+	       r[0].garbage + r[1].garbage);
 	if (r[0].garbage || r[1].garbage || !r[0].good || !r[1].good)
 		goto kill;
 	if (events(cg.leaf, "memory.events", "kill_reap ") != 1)
@@ -920,6 +923,7 @@ static const struct reap_test {
 	T(test_clone_vm_partner),
 	T(test_remote_readers),
 };
+
 #undef T
 
 int main(int argc, char **argv)
