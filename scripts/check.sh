@@ -61,6 +61,8 @@ set +e
 out=$("$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout 600 -- "$BUILD/tests/cgroup/reap_bench" \
 	-s 32 -c none,cpumax1 -n 4 -r 1 2>&1)
 rc=$?
+# Keep what follows the progress line's last carriage return or erase.
+out=$(sed -e 's/.*\x1b\[K//' -e 's/\r//g' <<<"$out")
 set -e
 printf '%s\n' "$out" | grep -E '^(unthrottled|cpu.max)' || true
 if [ "$rc" = 0 ] && [ "$(grep -cE '^(unthrottled|cpu.max 1%) +32 +[14] +[0-9]' <<<"$out")" = 3 ]; then
@@ -107,8 +109,11 @@ else
 fi
 
 step "selftest results"
+known=$tmp/known-failures
+cat "$TOP/tests/known-failures" > "$known"
+[ "$flavour" = debug ] && cat "$TOP/tests/known-failures.debug" >> "$known"
 for t in $OUR_TESTS $UPSTREAM_TESTS; do
-	summary=$("$TOP/scripts/tap-summary.sh" "$t" "$res/$t.tap" "$res/$t.rc" "$TOP/tests/known-failures")
+	summary=$("$TOP/scripts/tap-summary.sh" "$t" "$res/$t.tap" "$res/$t.rc" "$known")
 	grep -v '^COUNTS' <<<"$summary"
 	read -r _ p f s x < <(grep '^COUNTS' <<<"$summary")
 	passed=$((passed + p)) failed=$((failed + f))
