@@ -27,6 +27,9 @@ while [ $# -gt 0 ]; do
 done
 [ "$mode" = shell ] || [ $# -gt 0 ] || die "usage: guest-run.sh [--kernel F] [--timeout S] [--shell] [--] CMD..."
 [ -f "$kernel" ] || die "no kernel at ${kernel#"$TOP"/}: run 'make kernel'"
+case $TOP in
+*[[:space:]]*) die "the checkout's path has white space, which the guest's kernel command line cannot carry: $TOP" ;;
+esac
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: install Debian package qemu-system-x86"
 "$TOP/scripts/build-initramfs.sh"
 
@@ -58,9 +61,10 @@ qemu_argv() {
 	QEMU=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu"
 		-smp 2 -m 3G -no-reboot -nodefaults
 		-kernel "$kernel" -initrd "$guest/initramfs.cpio.gz"
-		-append "console=ttyS0 quiet loglevel=4 panic=-1 reap.mode=$mode"
+		-append "console=ttyS0 quiet loglevel=4 panic=-1 reap.mode=$mode reap.repo=$TOP"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$job,mount_tag=job,security_model=none,multidevs=remap"
+		-virtfs "local,path=$TOP,mount_tag=repo,security_model=none,readonly=on,multidevs=remap"
 		-drive "file=$scratch,if=virtio,format=raw,cache=unsafe"
 		-device virtio-rng-pci)
 }
