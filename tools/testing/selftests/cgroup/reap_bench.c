@@ -50,6 +50,7 @@
 
 #define NSEC		1000000000LL
 #define MAX_VICTIMS	64
+#define MAX_REPS	1000
 
 enum method { M_PLAIN, M_MRELEASE, M_REAP, M_MUNMAP, NR_METHODS };
 static const char * const method_name[NR_METHODS] = {
@@ -91,7 +92,7 @@ static const char help_text[] =
 	"  -s, --size MIB      victim size, repeatable (default 256 and 1024)\n"
 	"  -n, --victims N     victims killed at once by cgroup.kill, repeatable\n"
 	"                      (default 1, 4, 16, 64; total size is split among them)\n"
-	"  -r, --reps N        repetitions per figure (default 5)\n"
+	"  -r, --reps N        repetitions per figure (default 5, at most 1000)\n"
 	"  -c, --conditions L  comma list of: none,cpumax5,cpumax1,busycpu,nice\n"
 	"  -m, --methods L     comma list of: plain,mrelease,reap,munmap\n"
 	"  -f, --file          also run victims whose memory is a written private\n"
@@ -424,7 +425,7 @@ static struct figure run_figure(enum method m, enum condition c,
 				size_t total, int n, bool file, int reps)
 {
 	struct figure f = { -1, -1, -1, 0 };
-	long long t[64];
+	long long t[MAX_REPS];
 	long freed = 0;
 	int i;
 
@@ -508,11 +509,9 @@ static void run_row(enum condition c, long size_mib, int n, bool file,
 static void run_overhead(int reps)
 {
 	char *cg = bench_cg("victims");
-	long long t[1000];
+	long long t[MAX_REPS];
 	int i;
 
-	if (reps > 1000)
-		reps = 1000;
 	cg_write(cg, "memory.reap_on_kill", "0");
 	for (i = 0; i < reps; i++) {
 		struct victim_set v = { };
@@ -598,7 +597,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'r':
 			v = strtol(optarg, &end, 10);
 			if (*end || v <= 0 ||
-			    (c == 'n' && v > MAX_VICTIMS) || (c == 'r' && v > 64)) {
+			    (c == 'n' && v > MAX_VICTIMS) || (c == 'r' && v > MAX_REPS)) {
 				fprintf(stderr, "reap_bench: bad value '%s' for -%c\n",
 					optarg, c);
 				return -1;
