@@ -246,17 +246,28 @@ static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
 	return true;
 }
 
+/* Read the victim's memory as the exit path will, within the budget. */
+static int reap_read_user(struct reap_keep *keep, struct mm_struct *mm,
+			  void *dst, const void __user *uptr, size_t size)
+{
+	if (!keep->budget--)
+		return -E2BIG;
+	uptr = (const void __user *)untagged_addr_remote(mm, (unsigned long)uptr);
+	if (copy_from_user_nofault(dst, uptr, size))
+		return -EFAULT;
+	return 0;
+}
+
 static int reap_fetch_entry(struct reap_keep *keep, struct mm_struct *mm,
 			    struct robust_list __user **entry,
 			    struct robust_list __user * __user *uptr)
 {
 	unsigned long val;
+	int ret;
 
-	if (!keep->budget--)
-		return -E2BIG;
-	uptr = (void __user *)untagged_addr_remote(mm, (unsigned long)uptr);
-	if (copy_from_user_nofault(&val, uptr, sizeof(val)))
-		return -EFAULT;
+	ret = reap_read_user(keep, mm, &val, uptr, sizeof(val));
+	if (ret)
+		return ret;
 	*entry = (struct robust_list __user *)(val & ~1UL);
 	return 0;
 }
@@ -276,10 +287,8 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
 
 	if (reap_fetch_entry(keep, mm, &entry, &head->list.next) ||
 	    reap_fetch_entry(keep, mm, &pending, &head->list_op_pending) ||
-	    copy_from_user_nofault(&futex_offset,
-				   (void __user *)untagged_addr_remote(mm,
-					(unsigned long)&head->futex_offset),
-				   sizeof(futex_offset)))
+	    reap_read_user(keep, mm, &futex_offset, &head->futex_offset,
+			   sizeof(futex_offset)))
 		return -EFAULT;
 
 	if (entry == &head->list && !pending)
