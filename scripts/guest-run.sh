@@ -41,9 +41,9 @@ mkdir -p "$job/out"
 stamp=$(date +%Y%m%d-%H%M%S)
 log=$guest/logs/console-$stamp-$$.log
 
-# A fresh scratch filesystem for every boot.
-scratch=$guest/scratch.img
-rm -f "$scratch"
+# A fresh scratch filesystem for every boot, private to this run so that
+# guests can run side by side.
+scratch=$job/scratch.img
 truncate -s 8G "$scratch"
 mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 "$scratch" ||
 	die "mkfs.ext4 failed: install Debian package e2fsprogs"
