@@ -1,6 +1,7 @@
 #!/bin/bash
 # Write a lean guest .config: allnoconfig + our fragment(s), then verify that
-# every option the fragments ask for survived olddefconfig.
+# every option the fragments ask for survived olddefconfig.  Later fragments
+# override earlier ones.
 #
 #   kernel-config.sh SRC OBJ FRAGMENT...
 set -euo pipefail
@@ -9,8 +10,18 @@ mkdir -p "$2"
 obj=$(realpath "$2")
 shift 2
 all=$(mktemp)
-trap 'rm -f "$all"' EXIT
+want=$(mktemp)
+trap 'rm -f "$all" "$want"' EXIT
 cat "$@" > "$all"
+# A later fragment overrides an earlier one, as in Kconfig: check the last
+# setting of each symbol.
+awk '{ sym = $0 }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set/ { sym = $2 }
+	/^CONFIG_[A-Za-z0-9_]+=/ { sym = substr($0, 1, index($0, "=") - 1) }
+	sym ~ /^CONFIG_/ { last[sym] = NR; line[NR] = $0 }
+	END { for (n = 1; n <= NR; n++) if (n in line) { split(line[n], a, /[= ]/);
+		s = (a[1] == "#") ? a[2] : a[1]; if (last[s] == n) print line[n] } }' \
+	"$all" > "$want"
 make -s -C "$src" O="$obj" KCONFIG_ALLCONFIG="$all" allnoconfig >/dev/null
 make -s -C "$src" O="$obj" olddefconfig >/dev/null
 
@@ -35,5 +46,5 @@ while IFS= read -r line; do
 			missing=1
 		fi ;;
 	esac
-done < "$all"
+done < "$want"
 exit $missing
