@@ -4,13 +4,14 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help demo bench baseline check check-debug deps tree kernel kernel-stock tests \
-	shell guest-run export-series checkpatch clean distclean
+.PHONY: help demo bench baseline check check-debug stress deps tree kernel kernel-stock tests \
+	shell guest-run export-series checkpatch series deb clean distclean
 
 help:
 	@echo "make demo           build, boot, and print the reclaim table (a few minutes)"
 	@echo "make check          build, boot and run every test; ends with 'N passed, N failed'"
 	@echo "make check-debug    the same on a KASAN/lockdep/kmemleak kernel (own build dir)"
+	@echo "make stress         the stress tests for longer, several seeds (STRESS_SECONDS, STRESS_SEEDS)"
 	@echo "make bench          the full benchmark matrix; CSV and PNG under build/bench/"
 	@echo "make baseline       upstream cgroup selftests on a stock 6.12 build of the same config"
 	@echo "make shell          interactive shell in the guest (Ctrl-A X quits)"
@@ -19,6 +20,8 @@ help:
 	@echo "make export-series  write build/linux's commits back to patches/linux"
 	@echo "make kernel | kernel-stock | tests   build pieces"
 	@echo "make checkpatch     checkpatch.pl --strict on the series and our files"
+	@echo "make series         upstream-ready series + cover letter in build/series/, built patch by patch"
+	@echo "make deb            Debian packages of the patched kernel in build/deb/, boot-checked"
 
 demo:
 	$(S)/bench.sh demo
@@ -34,6 +37,9 @@ check:
 
 check-debug:
 	CHECK_FLAVOUR=debug $(S)/check.sh
+
+stress:
+	$(S)/stress.sh
 
 deps:
 	$(S)/deps.sh
@@ -61,6 +67,12 @@ export-series:
 
 checkpatch: tree
 	$(S)/checkpatch.sh
+
+series: deps
+	$(S)/make-series.sh
+
+deb: deps
+	$(S)/make-deb.sh
 
 clean:
 	rm -rf build/obj build/tests build/guest build/results build/logs

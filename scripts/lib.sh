@@ -16,7 +16,7 @@ OUR_KERNEL_FILES="mm include tools/testing/selftests/cgroup Documentation kernel
 
 # Upstream cgroup selftests, run as the regression baseline, and ours.
 UPSTREAM_TESTS=${UPSTREAM_TESTS-"test_core test_kill test_freezer test_memcontrol test_cpu test_cpuset test_kmem test_pids test_hugetlb_memcg test_zswap"}
-OUR_TESTS="test_reap_on_kill"
+OUR_TESTS="test_reap_on_kill test_reap_on_kill_stress"
 
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 export CCACHE_BASEDIR=$BUILD

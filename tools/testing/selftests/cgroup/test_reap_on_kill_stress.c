@@ -1,0 +1,1823 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stress and race tests for memory.reap_on_kill.
+ *
+ * Each test kills many processes in cgroups with the setting, in the ways
+ * and states most likely to race with the reap worker, for a time budget
+ * (-t SECONDS, default 5) with a fixed random seed (-s SEED, default 1).
+ * Every test then asserts:
+ *
+ *  - no hang: every victim died and was waited for before a deadline;
+ *  - no lost work: every reap queued also finished (the reap_on_kill_queue
+ *    and reap_on_kill_finish tracepoints, read from a tracefs instance of
+ *    our own, with no event lost);
+ *  - only covered cgroups queue reaps (the queue event's cgroup ID);
+ *  - memory.events:kill_reap of the test's cgroup equals the number of
+ *    reaps that unmapped memory;
+ *  - nothing that was not killed lost memory (checksums).
+ *
+ * Kernel reports (KASAN, lockdep, WARN, hung tasks) are the harness's to
+ * catch on the console.
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/io_uring.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest.h"
+#include "cgroup_util.h"
+
+#define SECOND		1000000000LL
+#define MS		1000000LL
+#define TRACE		"/sys/kernel/tracing/instances/reap_on_kill_stress"
+#define MAX_IDS		64
+
+static unsigned int seed = 1;
+static int budget_s = 5;
+static char self_exe[PATH_MAX];
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                        */
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * SECOND + ts.tv_nsec;
+}
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Main thread only; threads use rand_r() on a seed of their own. */
+static unsigned int rnd(unsigned int n)
+{
+	return n ? (unsigned int)rand_r(&seed) % n : 0;
+}
+
+static uint64_t pattern_at(const void *addr)
+{
+	return (uintptr_t)addr * 0x9e3779b97f4a7c15ULL;
+}
+
+static void fill_pattern(uint64_t *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < size / sizeof(*buf); i++)
+		buf[i] = pattern_at(&buf[i]);
+}
+
+static bool pattern_intact(const uint64_t *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < size / sizeof(*buf); i++)
+		if (buf[i] != pattern_at(&buf[i]))
+			return false;
+	return true;
+}
+
+static void *alloc_touched(size_t size)
+{
+	char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED)
+		_exit(2);
+	memset(buf, 0x5a, size);
+	return buf;
+}
+
+static int pidfd_open(pid_t pid)
+{
+	return syscall(SYS_pidfd_open, pid, 0);
+}
+
+static int pidfd_kill(int pidfd, int sig)
+{
+	return syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+/* waitpid() with a deadline; 0 when reaped, -1 on timeout or error. */
+static int wait_until(pid_t pid, int *status, long long deadline)
+{
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG | __WALL);
+
+		if (r == pid)
+			return 0;
+		if (r < 0 || now_ns() > deadline)
+			return -1;
+		sleep_us(1000);
+	}
+}
+
+/* Reports readiness to the parent: one byte, 'r' or a reason. */
+static void ready(int fd, char c)
+{
+	if (write(fd, &c, 1) != 1)
+		_exit(3);
+	close(fd);
+}
+
+/* ------------------------------------------------------------------ */
+/* The test's cgroups                                                   */
+
+struct cgs {
+	char *root;			/* reap_on_kill_stress: its memory.events */
+	char *dir[32];			/* created, destroyed in reverse */
+	int n;
+	unsigned long long covered[MAX_IDS];	/* IDs of covered cgroups */
+	int ncovered;
+};
+
+static unsigned long long cg_id(const char *cgroup)
+{
+	struct stat st;
+
+	return stat(cgroup, &st) ? 0 : st.st_ino;
+}
+
+static void note_covered(struct cgs *c, const char *cgroup)
+{
+	if (c->ncovered < MAX_IDS)
+		c->covered[c->ncovered++] = cg_id(cgroup);
+}
+
+/* mkdir parent/name; reap sets memory.reap_on_kill; ctl enables children. */
+static char *cg_add(struct cgs *c, const char *parent, const char *name,
+		    bool reap, bool covered, const char *ctl)
+{
+	char *cg = cg_name(parent, name);
+
+	if (!cg || c->n == ARRAY_SIZE(c->dir) || cg_create(cg)) {
+		ksft_print_msg("cannot create cgroup %s\n", name);
+		free(cg);
+		return NULL;
+	}
+	c->dir[c->n++] = cg;
+	if (reap && cg_write(cg, "memory.reap_on_kill", "1"))
+		return NULL;
+	if (ctl && cg_write(cg, "cgroup.subtree_control", (char *)ctl))
+		return NULL;
+	if (covered)
+		note_covered(c, cg);
+	return cg;
+}
+
+static int cgs_init(struct cgs *c, const char *root)
+{
+	memset(c, 0, sizeof(*c));
+	c->root = cg_add(c, root, "reap_on_kill_stress", false, false,
+			 "+memory +cpu");
+	return c->root ? 0 : -1;
+}
+
+static void cgs_destroy(struct cgs *c)
+{
+	while (c->n > 0) {
+		char *cg = c->dir[--c->n];
+
+		cg_destroy(cg);
+		free(cg);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Tracepoints: every queued reap must finish                           */
+
+enum { EV_QUEUE, EV_FINISH };
+
+struct event {
+	pid_t pid;
+	int type;
+	unsigned long long memcg_id;
+	char result[24];
+};
+
+struct trace_log {
+	struct event *ev;
+	int n, cap;
+	long lost;
+};
+
+static int trace_write(const char *file, const char *val)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", TRACE, file);
+	return write_text(path, (char *)val, strlen(val)) < 0 ? -1 : 0;
+}
+
+/* Opening the trace file for writing with O_TRUNC empties the buffer. */
+static int trace_clear(void)
+{
+	int fd = open(TRACE "/trace", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int trace_start(void)
+{
+	if (mkdir(TRACE, 0755) && errno != EEXIST)
+		return -1;
+	if (trace_write("buffer_size_kb", "16384") ||
+	    trace_write("events/reap_on_kill/enable", "1") ||
+	    trace_clear() || trace_write("tracing_on", "1"))
+		return -1;
+	return 0;
+}
+
+static void trace_end(void)
+{
+	trace_write("events/reap_on_kill/enable", "0");
+	rmdir(TRACE);
+}
+
+static void trace_parse_line(struct trace_log *log, const char *line)
+{
+	unsigned long long entries, written;
+	const char *p;
+	struct event e = { };
+
+	if (sscanf(line, "# entries-in-buffer/entries-written: %llu/%llu",
+		   &entries, &written) == 2) {
+		log->lost = written - entries;
+		return;
+	}
+	if ((p = strstr(line, "reap_on_kill_queue: "))) {
+		e.type = EV_QUEUE;
+		if (sscanf(p, "reap_on_kill_queue: pid=%d memcg_id=%llu",
+			   &e.pid, &e.memcg_id) != 2)
+			return;
+	} else if ((p = strstr(line, "reap_on_kill_finish: "))) {
+		e.type = EV_FINISH;
+		p = strstr(p, "pid=");
+		if (!p || sscanf(p, "pid=%d memcg_id=%llu", &e.pid, &e.memcg_id) != 2)
+			return;
+		p = strstr(p, "result=");
+		if (!p || sscanf(p, "result=%23s", e.result) != 1)
+			return;
+	} else {
+		return;
+	}
+	if (log->n == log->cap) {
+		log->cap = log->cap ? 2 * log->cap : 1024;
+		log->ev = realloc(log->ev, log->cap * sizeof(*log->ev));
+		if (!log->ev)
+			ksft_exit_fail_msg("out of memory\n");
+	}
+	log->ev[log->n++] = e;
+}
+
+static int trace_read(struct trace_log *log)
+{
+	char line[512];
+	FILE *f;
+
+	log->n = 0;
+	log->lost = 0;
+	f = fopen(TRACE "/trace", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		trace_parse_line(log, line);
+	fclose(f);
+	return 0;
+}
+
+static int count_events(const struct trace_log *log, int type, pid_t pid)
+{
+	int i, n = 0;
+
+	for (i = 0; i < log->n; i++)
+		if (log->ev[i].type == type && (!pid || log->ev[i].pid == pid))
+			n++;
+	return n;
+}
+
+static bool freed_memory(const struct event *e)
+{
+	return !strcmp(e->result, "reaped") || !strcmp(e->result, "partial");
+}
+
+/*
+ * The invariants every test ends with.  Waits up to 10 s for queued reaps
+ * to finish: the worker may still run after the victim was waited for.
+ */
+static int check_reaps(struct cgs *c, struct trace_log *log, bool report)
+{
+	long long deadline = now_ns() + 10 * SECOND;
+	int i, j, queued, finished, freed = 0, partial = 0, other = 0;
+	long kill_reap;
+
+	do {
+		if (trace_read(log))
+			return ksft_print_msg("cannot read %s/trace\n", TRACE), -1;
+		queued = count_events(log, EV_QUEUE, 0);
+		finished = count_events(log, EV_FINISH, 0);
+	} while (queued != finished && now_ns() < deadline && (sleep_us(10000), 1));
+
+	for (i = 0; i < log->n; i++) {
+		struct event *e = &log->ev[i];
+
+		if (e->type == EV_FINISH) {
+			freed += freed_memory(e);
+			partial += !strcmp(e->result, "partial");
+			other += !freed_memory(e);
+			continue;
+		}
+		for (j = 0; j < c->ncovered; j++)
+			if (c->covered[j] == e->memcg_id)
+				break;
+		if (j == c->ncovered) {
+			ksft_print_msg("pid %d queued from cgroup %llu, which is not covered\n",
+				       e->pid, e->memcg_id);
+			return -1;
+		}
+	}
+	kill_reap = cg_read_key_long(c->root, "memory.events", "kill_reap ");
+	if (report || log->lost || queued != finished || kill_reap != freed)
+		ksft_print_msg("reaps queued %d, finished %d: %d freed memory (%d partly), %d did not need to; kill_reap %ld\n",
+		       queued, finished, freed, partial, other, kill_reap);
+	if (log->lost) {
+		ksft_print_msg("the trace lost %ld events\n", log->lost);
+		return -1;
+	}
+	if (queued != finished) {
+		ksft_print_msg("%d reaps queued, %d finished\n", queued, finished);
+		return -1;
+	}
+	if (kill_reap != freed) {
+		ksft_print_msg("memory.events:kill_reap %ld, reaps that freed memory %d\n",
+			       kill_reap, freed);
+		return -1;
+	}
+	return 0;
+}
+
+/* Exactly one reap queued and finished for pid (at most one if racy). */
+static int check_one_reap(const struct trace_log *log, pid_t pid, bool racy,
+			  const char *what)
+{
+	int q = count_events(log, EV_QUEUE, pid);
+	int f = count_events(log, EV_FINISH, pid);
+
+	if ((q == 1 || (racy && q == 0)) && f == q)
+		return 0;
+	ksft_print_msg("%s victim %d: %d reaps queued, %d finished, want %s1\n",
+		       what, pid, q, f, racy ? "at most " : "");
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sentinels: never killed, their memory must stay intact               */
+
+#define SENTINEL_SIZE	MB(4)
+
+static void sentinel_main(int fd)
+{
+	uint64_t *buf = mmap(NULL, SENTINEL_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	sigset_t set;
+	int sig;
+
+	if (buf == MAP_FAILED)
+		_exit(2);
+	fill_pattern(buf, SENTINEL_SIZE);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	ready(fd, 'r');
+	sigwait(&set, &sig);
+	_exit(pattern_intact(buf, SENTINEL_SIZE) ? 0 : 1);
+}
+
+static pid_t spawn_in(const char *cgroup, void (*fn)(int fd, void *arg),
+		      void *arg, char *reply)
+{
+	int p[2];
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(p[0]);
+		if (cg_enter_current(cgroup))
+			_exit(1);
+		fn(p[1], arg);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1) {
+		close(p[0]);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	close(p[0]);
+	if (reply)
+		*reply = c;
+	return pid;
+}
+
+static void sentinel_fn(int fd, void *arg)
+{
+	sentinel_main(fd);
+}
+
+/* Ask the sentinels to check their memory; 0 if all of them say so. */
+static int sentinels_check(const pid_t *pids, int n)
+{
+	int i, status, bad = 0;
+
+	for (i = 0; i < n; i++)
+		kill(pids[i], SIGUSR1);
+	for (i = 0; i < n; i++) {
+		if (wait_until(pids[i], &status, now_ns() + 30 * SECOND) ||
+		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+			ksft_print_msg("sentinel %d: memory changed or it died (status %#x)\n",
+				       pids[i], status);
+			bad++;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Kill storm                                                           */
+
+enum { L_COV_AX, L_COV_AY, L_COV_B, L_PLAIN_X, L_PLAIN_Y, NLEAVES };
+
+#define STORM_SLOTS	48	/* victims alive at once, at most */
+
+struct storm {
+	pthread_mutex_t lock;
+	pid_t pid[STORM_SLOTS];
+	int pidfd[STORM_SLOTS];
+	char *leaves[NLEAVES];
+	bool stop;
+	long kills, terms, cgkills, spawned, migrated, rmdirs;
+};
+
+struct victim_spec {
+	size_t size;
+	int threads;
+	bool grandchild;
+	long lifetime_ms;	/* exits by itself after that, 0: never */
+	unsigned int seed;
+};
+
+static void *toucher(void *arg)
+{
+	const struct victim_spec *s = arg;
+	unsigned int r = s->seed;
+	char *buf = alloc_touched(MB(1) / 4);
+
+	for (;;) {
+		buf[rand_r(&r) % (MB(1) / 4)]++;
+		if (rand_r(&r) % 64 == 0)
+			return NULL;	/* threads come and go */
+		sleep_us(rand_r(&r) % 2000);
+	}
+}
+
+/* Not waited for: it may be killed before it even entered its cgroup. */
+static void storm_victim(struct victim_spec *s)
+{
+	long long end = now_ns() + s->lifetime_ms * MS;
+	pthread_t th;
+	char *buf;
+	int i;
+
+	buf = alloc_touched(s->size);
+	for (i = 0; i < s->threads; i++)
+		pthread_create(&th, NULL, toucher, s);
+	if (s->grandchild && fork() == 0) {
+		alloc_touched(MB(1));
+		sleep_us(rand_r(&s->seed) % 20000);
+		_exit(0);
+	}
+	for (;;) {
+		buf[rand_r(&s->seed) % s->size]++;
+		if (s->lifetime_ms && now_ns() > end)
+			_exit(0);
+		sleep_us(rand_r(&s->seed) % 5000);
+	}
+}
+
+static void *storm_killer(void *arg)
+{
+	struct storm *st = arg;
+	unsigned int r = seed ^ 0x6b696c6c;
+
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED)) {
+		int i = rand_r(&r) % STORM_SLOTS, sig;
+
+		sig = rand_r(&r) % 4 ? SIGKILL : SIGTERM;
+		pthread_mutex_lock(&st->lock);
+		if (st->pidfd[i] >= 0 && pidfd_kill(st->pidfd[i], sig) == 0) {
+			if (sig == SIGKILL)
+				st->kills++;
+			else
+				st->terms++;
+		}
+		pthread_mutex_unlock(&st->lock);
+		sleep_us(rand_r(&r) % 3000);
+	}
+	return NULL;
+}
+
+static void *storm_cgroup_killer(void *arg)
+{
+	struct storm *st = arg;
+	unsigned int r = seed ^ 0x63676b6c;
+
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED)) {
+		int l = rand_r(&r) % NLEAVES;
+
+		if (!cg_write(st->leaves[l], "cgroup.kill", "1"))
+			__atomic_add_fetch(&st->cgkills, 1, __ATOMIC_RELAXED);
+		sleep_us(20000 + rand_r(&r) % 60000);
+	}
+	return NULL;
+}
+
+/* Reap whatever died; frees its slot.  Returns the number reaped. */
+static int storm_reap(struct storm *st, int *live)
+{
+	int status, i, n = 0;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
+		n++;
+		pthread_mutex_lock(&st->lock);
+		for (i = 0; i < STORM_SLOTS; i++) {
+			if (st->pid[i] != pid)
+				continue;
+			close(st->pidfd[i]);
+			st->pidfd[i] = -1;
+			st->pid[i] = 0;
+			(*live)--;
+			break;
+		}
+		pthread_mutex_unlock(&st->lock);
+	}
+	return n;
+}
+
+static void storm_spawn(struct storm *st, int *live, int slot)
+{
+	struct victim_spec s = {
+		.size = MB(1) / 4 + rnd(16) * MB(1) / 4,
+		.threads = rnd(3),
+		.grandchild = rnd(4) == 0,
+		.lifetime_ms = rnd(4) == 0 ? rnd(300) : 0,
+		.seed = rand_r(&seed),
+	};
+	int l = rnd(NLEAVES), fd;
+	pid_t pid;
+
+	/* Two in the small cgroup have the OOM killer join in. */
+	if (l == L_COV_B)
+		s.size = MB(6);
+	pid = fork();
+	if (pid < 0)
+		return;
+	if (pid == 0) {
+		if (cg_enter_current(st->leaves[l]))
+			_exit(1);
+		storm_victim(&s);
+	}
+	fd = pidfd_open(pid);
+	pthread_mutex_lock(&st->lock);
+	st->pid[slot] = pid;
+	st->pidfd[slot] = fd;
+	pthread_mutex_unlock(&st->lock);
+	st->spawned++;
+	(*live)++;
+}
+
+/* Empty cov/a/y, rmdir it and create it anew (a new cgroup ID). */
+static void storm_recycle(struct storm *st, struct cgs *c, int *live)
+{
+	char *cg = st->leaves[L_COV_AY];
+	long long end = now_ns() + 200 * MS;
+	char pid[16];
+	int i;
+
+	cg_write(cg, "cgroup.kill", "1");
+	while (cg_read_strstr(cg, "cgroup.events", "populated 0") &&
+	       now_ns() < end) {
+		storm_reap(st, live);
+		sleep_us(1000);
+	}
+	if (rmdir(cg))
+		return;
+	st->rmdirs++;
+	if (mkdir(cg, 0755))
+		ksft_print_msg("cannot recreate %s: %s\n", cg, strerror(errno));
+	note_covered(c, cg);
+	/* Migrate a victim right into the new cgroup. */
+	for (i = 0; i < STORM_SLOTS; i++) {
+		if (!st->pid[i])
+			continue;
+		snprintf(pid, sizeof(pid), "%d", st->pid[i]);
+		cg_write(cg, "cgroup.procs", pid);
+		break;
+	}
+}
+
+static int test_kill_storm(const char *root)
+{
+	const int nsentinels = 4;
+	struct storm *st;
+	struct trace_log log = { };
+	struct cgs c;
+	pthread_t killer, cgkiller;
+	pid_t sentinel[4];
+	char *cov, *cov_a, *plain, *sentinels;
+	long long end, recycle;
+	int i, live = 0, ret = KSFT_FAIL;
+	long oom_kills;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return KSFT_FAIL;
+	pthread_mutex_init(&st->lock, NULL);
+	for (i = 0; i < STORM_SLOTS; i++)
+		st->pidfd[i] = -1;
+	if (cgs_init(&c, root))
+		goto out;
+	cov = cg_add(&c, c.root, "cov", true, true, "+memory +cpu");
+	cov_a = cov ? cg_add(&c, cov, "a", false, true, "+memory +cpu") : NULL;
+	plain = cg_add(&c, c.root, "plain", false, false, "+memory +cpu");
+	if (!cov_a || !plain)
+		goto out;
+	st->leaves[L_COV_AX] = cg_add(&c, cov_a, "x", false, true, NULL);
+	st->leaves[L_COV_AY] = cg_add(&c, cov_a, "y", false, true, NULL);
+	st->leaves[L_COV_B] = cg_add(&c, cov, "b", false, true, NULL);
+	st->leaves[L_PLAIN_X] = cg_add(&c, plain, "x", false, false, NULL);
+	st->leaves[L_PLAIN_Y] = cg_add(&c, plain, "y", false, false, NULL);
+	sentinels = cg_add(&c, plain, "sentinels", false, false, NULL);
+	for (i = 0; i < NLEAVES; i++)
+		if (!st->leaves[i])
+			goto out;
+	if (!sentinels || cg_write(st->leaves[L_COV_B], "memory.max", "10M"))
+		goto out;
+	for (i = 0; i < nsentinels; i++) {
+		sentinel[i] = spawn_in(sentinels, sentinel_fn, NULL, NULL);
+		if (sentinel[i] < 0)
+			goto out;
+	}
+	if (trace_start())
+		goto out;
+
+	pthread_create(&killer, NULL, storm_killer, st);
+	pthread_create(&cgkiller, NULL, storm_cgroup_killer, st);
+	end = now_ns() + budget_s * SECOND;
+	recycle = now_ns() + SECOND / 2;
+	while (now_ns() < end) {
+		int slot = rnd(STORM_SLOTS);
+
+		if (!st->pid[slot])
+			storm_spawn(st, &live, slot);
+		slot = rnd(STORM_SLOTS);
+		if (st->pid[slot] && rnd(2)) {
+			char pid[16];
+
+			snprintf(pid, sizeof(pid), "%d", st->pid[slot]);
+			if (!cg_write(st->leaves[rnd(NLEAVES)], "cgroup.procs", pid))
+				st->migrated++;
+		}
+		if (now_ns() > recycle) {
+			storm_recycle(st, &c, &live);
+			recycle = now_ns() + SECOND / 2;
+		}
+		if (!storm_reap(st, &live) && live == STORM_SLOTS)
+			sleep_us(1000);
+	}
+	__atomic_store_n(&st->stop, true, __ATOMIC_RELAXED);
+	pthread_join(killer, NULL);
+	pthread_join(cgkiller, NULL);
+
+	/* Everything but the sentinels dies now, and must be waited for. */
+	end = now_ns() + 30 * SECOND;
+	while (live > 0 && now_ns() < end) {
+		cg_write(cov, "cgroup.kill", "1");
+		cg_write(st->leaves[L_PLAIN_X], "cgroup.kill", "1");
+		cg_write(st->leaves[L_PLAIN_Y], "cgroup.kill", "1");
+		storm_reap(st, &live);
+		sleep_us(5000);
+	}
+	oom_kills = cg_read_key_long(st->leaves[L_COV_B], "memory.events", "oom_kill ");
+	ksft_print_msg("storm: %ld victims, %ld SIGKILL and %ld SIGTERM by pidfd, %ld cgroup.kill, %ld OOM kills, %ld migrations, %ld rmdir+mkdir\n",
+		       st->spawned, st->kills, st->terms, st->cgkills,
+		       oom_kills, st->migrated, st->rmdirs);
+	if (live > 0) {
+		ksft_print_msg("%d victims still alive 30 s after the storm\n", live);
+		goto out;
+	}
+	if (sentinels_check(sentinel, nsentinels) || check_reaps(&c, &log, true))
+		goto out;
+	if (!st->spawned || !st->kills || !st->cgkills || oom_kills <= 0 ||
+	    !count_events(&log, EV_QUEUE, 0)) {
+		ksft_print_msg("the storm did not exercise every kind of kill\n");
+		goto out;
+	}
+	ret = KSFT_PASS;
+out:
+	trace_end();
+	cgs_destroy(&c);
+	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
+		;
+	free(log.ev);
+	free(st);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fatal signals sent from hard-IRQ context: itimers and POSIX timers   */
+
+struct timer_spec {
+	bool posix;
+	bool busy;
+	bool periodic;
+	long us;
+};
+
+static void timer_victim(int fd, void *arg)
+{
+	const struct timer_spec *t = arg;
+	struct itimerval it = { };
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL,
+				.sigev_signo = SIGUSR1 };
+	struct itimerspec its = { };
+	volatile char *buf = alloc_touched(MB(1));
+	timer_t timer;
+	unsigned long i = 0;
+
+	ready(fd, 'r');
+	if (t->posix) {
+		its.it_value.tv_nsec = t->us * 1000;
+		if (t->periodic)
+			its.it_interval.tv_nsec = 50000;
+		if (timer_create(CLOCK_MONOTONIC, &sev, &timer) ||
+		    timer_settime(timer, 0, &its, NULL))
+			_exit(4);
+	} else {
+		it.it_value.tv_usec = t->us;
+		if (t->periodic)
+			it.it_interval.tv_usec = 50;
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
+	for (;;) {
+		if (t->busy)
+			buf[i++ % MB(1)]++;
+		else
+			pause();
+	}
+}
+
+static int test_irq_signals(const char *root)
+{
+	enum { BATCH = 16 };
+	struct trace_log log = { };
+	struct timer_spec spec[BATCH];
+	pid_t pid[BATCH];
+	struct cgs c;
+	char *leaf;
+	long long end;
+	int i, status, ret = KSFT_FAIL, victims = 0;
+
+	if (cgs_init(&c, root))
+		goto out;
+	leaf = cg_add(&c, c.root, "timers", true, true, NULL);
+	if (!leaf || trace_start())
+		goto out;
+	end = now_ns() + budget_s * SECOND;
+	while (now_ns() < end) {
+		for (i = 0; i < BATCH; i++) {
+			spec[i] = (struct timer_spec){
+				.posix = rnd(2), .busy = rnd(2),
+				.periodic = rnd(3) == 0,
+				.us = 50 + rnd(2000),
+			};
+			pid[i] = spawn_in(leaf, timer_victim, &spec[i], NULL);
+			if (pid[i] < 0)
+				goto out;
+		}
+		for (i = 0; i < BATCH; i++) {
+			int want = spec[i].posix ? SIGUSR1 : SIGALRM;
+
+			if (wait_until(pid[i], &status, now_ns() + 30 * SECOND)) {
+				ksft_print_msg("timer victim %d did not die\n", pid[i]);
+				goto out;
+			}
+			if (!WIFSIGNALED(status) || WTERMSIG(status) != want) {
+				ksft_print_msg("timer victim %d: status %#x, want death by %s\n",
+					       pid[i], status, strsignal(want));
+				goto out;
+			}
+			victims++;
+		}
+		if (check_reaps(&c, &log, false))
+			goto out;
+		for (i = 0; i < BATCH; i++)
+			if (check_one_reap(&log, pid[i], false, "timer"))
+				goto out;
+		/* A fresh trace and cgroup, so that no pid is seen twice. */
+		trace_clear();
+		cgs_destroy(&c);
+		if (cgs_init(&c, root))
+			goto out;
+		leaf = cg_add(&c, c.root, "timers", true, true, NULL);
+		if (!leaf)
+			goto out;
+	}
+	ksft_print_msg("%d victims killed by their own itimer or POSIX timer\n",
+		       victims);
+	ret = victims ? KSFT_PASS : KSFT_FAIL;
+out:
+	trace_end();
+	cgs_destroy(&c);
+	free(log.ev);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Victims in awkward states                                            */
+
+enum awkward {
+	A_PLAIN, A_PTRACED, A_STOPPED, A_FROZEN, A_EXEC, A_FORK, A_OWN_EXIT,
+	A_MMAP_WRITER, A_IO_URING, A_MLOCK, A_HUGETLB, NR_AWKWARD
+};
+
+static const char * const awkward_name[NR_AWKWARD] = {
+	"running", "ptrace-stopped", "SIGSTOPped", "in a frozen cgroup",
+	"mid-exec", "mid-fork", "exiting on its own",
+	"with a thread holding mmap_lock for write", "with io_uring fixed buffers",
+	"with mlocked memory", "with hugetlb pages",
+};
+
+struct awkward_arg {
+	enum awkward state;
+	unsigned int seed;
+};
+
+static void *mmap_writer(void *arg)
+{
+	for (;;) {
+		char *p = mmap(NULL, MB(1), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			continue;
+		p[0] = 1;
+		mprotect(p, MB(1), PROT_READ);
+		munmap(p, MB(1));
+	}
+	return NULL;
+}
+
+/* Registers two fixed buffers; false if io_uring is not available. */
+static bool io_uring_buffers(char *buf, size_t size)
+{
+	struct io_uring_params params = { };
+	struct iovec iov[2] = {
+		{ buf, size / 2 }, { buf + size / 2, size / 2 },
+	};
+	int fd = syscall(__NR_io_uring_setup, 4, &params);
+
+	return fd >= 0 &&
+	       syscall(__NR_io_uring_register, fd, IORING_REGISTER_BUFFERS,
+		       iov, 2) == 0;
+}
+
+static void awkward_victim(int fd, void *arg)
+{
+	struct awkward_arg *a = arg;
+	const size_t size = MB(4);
+	char *buf = alloc_touched(size), *huge;
+	pthread_t th;
+	pid_t pid;
+
+	switch (a->state) {
+	case A_EXEC:
+		ready(fd, 'r');
+		execl(self_exe, self_exe, "--exec-loop", NULL);
+		_exit(5);
+	case A_FORK:
+		ready(fd, 'r');
+		for (;;) {
+			pid = fork();
+			if (pid == 0) {
+				buf[0]++;
+				_exit(0);
+			}
+			if (pid > 0)
+				waitpid(pid, NULL, 0);
+		}
+	case A_OWN_EXIT:
+		ready(fd, 'r');
+		sleep_us(rand_r(&a->seed) % 5000);
+		_exit(0);
+	case A_MMAP_WRITER:
+		pthread_create(&th, NULL, mmap_writer, NULL);
+		break;
+	case A_IO_URING:
+		if (!io_uring_buffers(buf, size))
+			ready(fd, 'u');
+		break;
+	case A_MLOCK:
+		if (mlock(buf, size))
+			ready(fd, 'u');
+		break;
+	case A_HUGETLB:
+		huge = mmap(NULL, MB(4), PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		if (huge == MAP_FAILED)
+			ready(fd, 'u');
+		else
+			memset(huge, 1, MB(4));
+		break;
+	default:
+		break;
+	}
+	if (fcntl(fd, F_GETFD) >= 0)
+		ready(fd, 'r');
+	for (;;)
+		pause();
+}
+
+/* Put the victim in its state before the kill; false if that failed. */
+static bool awkward_prepare(enum awkward state, pid_t pid, const char *frozen)
+{
+	long long end = now_ns() + 10 * SECOND;
+	int status;
+
+	switch (state) {
+	case A_PTRACED:
+		return !ptrace(PTRACE_SEIZE, pid, NULL, NULL) &&
+		       !ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) &&
+		       waitpid(pid, &status, __WALL) == pid && WIFSTOPPED(status);
+	case A_STOPPED:
+		return !kill(pid, SIGSTOP) &&
+		       waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status);
+	case A_FROZEN:
+		if (cg_write(frozen, "cgroup.freeze", "1"))
+			return false;
+		while (cg_read_strstr(frozen, "cgroup.events", "frozen 1"))
+			if (now_ns() > end)
+				return false;
+			else
+				sleep_us(1000);
+		return true;
+	case A_EXEC:
+	case A_FORK:
+	case A_OWN_EXIT:
+		sleep_us(rnd(20000));
+		return true;
+	default:
+		return true;
+	}
+}
+
+static int hugetlb_pages(int n)
+{
+	char buf[32];
+	int old;
+
+	if (read_text("/proc/sys/vm/nr_hugepages", buf, sizeof(buf)) <= 0)
+		return -1;
+	old = atoi(buf);
+	snprintf(buf, sizeof(buf), "%d", n);
+	write_text("/proc/sys/vm/nr_hugepages", buf, strlen(buf));
+	return old;
+}
+
+static int awkward_cgroups(struct cgs *c, const char *root, char **leaf,
+			   char **frozen)
+{
+	char *cov;
+
+	if (cgs_init(c, root))
+		return -1;
+	cov = cg_add(c, c->root, "cov", true, true, "+memory +cpu");
+	*leaf = cov ? cg_add(c, cov, "v", false, true, NULL) : NULL;
+	*frozen = cov ? cg_add(c, cov, "frozen", false, true, NULL) : NULL;
+	return *leaf && *frozen ? 0 : -1;
+}
+
+static int test_awkward_states(const char *root)
+{
+	enum { BATCH = 22 };
+	int done[NR_AWKWARD] = { }, unavailable[NR_AWKWARD] = { };
+	struct awkward_arg arg[BATCH];
+	struct trace_log log = { };
+	pid_t pid[BATCH];
+	char *leaf, *frozen, reply, line[1024];
+	int i, n, status, ret = KSFT_FAIL, old_huge, round = 0;
+	long long end;
+	struct cgs c;
+
+	old_huge = hugetlb_pages(8);
+	if (awkward_cgroups(&c, root, &leaf, &frozen) || trace_start())
+		goto out;
+	end = now_ns() + budget_s * SECOND;
+	while (now_ns() < end) {
+		for (n = 0; n < BATCH; n++) {
+			enum awkward s = (round * BATCH + n) % NR_AWKWARD;
+
+			arg[n] = (struct awkward_arg){ s, rand_r(&seed) };
+			pid[n] = spawn_in(s == A_FROZEN ? frozen : leaf,
+					  awkward_victim, &arg[n], &reply);
+			if (pid[n] < 0)
+				goto out;
+			if (reply == 'u')
+				unavailable[s]++;
+			if (!awkward_prepare(s, pid[n], frozen)) {
+				ksft_print_msg("could not get victim %d %s\n",
+					       pid[n], awkward_name[s]);
+				goto out;
+			}
+			kill(pid[n], SIGKILL);
+			if (wait_until(pid[n], &status, now_ns() + 30 * SECOND)) {
+				ksft_print_msg("victim %d %s did not die\n",
+					       pid[n], awkward_name[s]);
+				goto out;
+			}
+			if (s == A_FROZEN)
+				cg_write(frozen, "cgroup.freeze", "0");
+			if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) &&
+			    !(s == A_OWN_EXIT && WIFEXITED(status))) {
+				ksft_print_msg("victim %d %s: status %#x\n",
+					       pid[n], awkward_name[s], status);
+				goto out;
+			}
+			done[s]++;
+		}
+		/* Orphans of mid-fork victims come to us, the subreaper. */
+		while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
+			;
+		if (check_reaps(&c, &log, false))
+			goto out;
+		for (i = 0; i < n; i++)
+			if (check_one_reap(&log, pid[i], arg[i].state == A_OWN_EXIT,
+					   awkward_name[arg[i].state]))
+				goto out;
+		trace_clear();
+		cgs_destroy(&c);
+		if (awkward_cgroups(&c, root, &leaf, &frozen))
+			goto out;
+		round++;
+	}
+	n = 0;
+	for (i = 0; i < NR_AWKWARD; i++)
+		n += snprintf(line + n, sizeof(line) - n, "%s%s %d%s", i ? ", " : "",
+			      awkward_name[i], done[i],
+			      unavailable[i] == done[i] && done[i] ? " (unavailable here)" :
+			      unavailable[i] ? " (partly unavailable)" : "");
+	ksft_print_msg("victims killed: %s\n", line);
+	ret = KSFT_PASS;
+out:
+	trace_end();
+	cgs_destroy(&c);
+	if (old_huge >= 0)
+		hugetlb_pages(old_huge);
+	free(log.ev);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Readers of the victim's memory while it is reaped                    */
+
+struct reader {
+	pid_t pid;
+	uint64_t *base;
+	size_t size;
+	int kind;		/* 0 process_vm_readv, 1 /proc/pid/mem, 2 smaps, 3 cmdline */
+	int memfd;
+	const char *cmdline;
+	size_t cmdline_len;
+	bool stop;
+	long good, errors, garbage;
+	unsigned int seed;
+};
+
+static void reader_one(struct reader *r)
+{
+	uint64_t chunk[512], *at;
+	char path[64], buf[4096];
+	ssize_t n;
+	size_t i;
+	int fd;
+
+	at = r->base + (rand_r(&r->seed) % (r->size / sizeof(chunk))) * 512;
+	switch (r->kind) {
+	case 0:
+	case 1:
+		if (r->kind == 0) {
+			struct iovec local = { chunk, sizeof(chunk) };
+			struct iovec remote = { at, sizeof(chunk) };
+
+			n = process_vm_readv(r->pid, &local, 1, &remote, 1, 0);
+		} else {
+			n = pread(r->memfd, chunk, sizeof(chunk), (uintptr_t)at);
+		}
+		if (n != sizeof(chunk)) {
+			r->errors++;
+			return;
+		}
+		for (i = 0; i < ARRAY_SIZE(chunk); i++)
+			if (chunk[i] != pattern_at(&at[i])) {
+				r->garbage++;
+				return;
+			}
+		r->good++;
+		return;
+	case 2:
+	case 3:
+		snprintf(path, sizeof(path), "/proc/%d/%s", r->pid,
+			 r->kind == 2 ? "smaps" : "cmdline");
+		fd = open(path, O_RDONLY);
+		if (fd < 0) {
+			r->errors++;
+			return;
+		}
+		n = read(fd, buf, sizeof(buf));
+		if (r->kind == 2)
+			while (n > 0)
+				n = read(fd, buf, sizeof(buf));
+		close(fd);
+		if (n < 0 || (r->kind == 3 && n == 0)) {
+			r->errors++;
+		} else if (r->kind == 3 && ((size_t)n != r->cmdline_len ||
+					    memcmp(buf, r->cmdline, n))) {
+			r->garbage++;
+		} else {
+			r->good++;
+		}
+		return;
+	}
+}
+
+static void *reader_fn(void *arg)
+{
+	struct reader *r = arg;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
+		reader_one(r);
+	return NULL;
+}
+
+static void pattern_victim(int fd, void *arg)
+{
+	size_t size = *(size_t *)arg;
+	uint64_t *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char addr[2 * sizeof(buf)];
+
+	if (buf == MAP_FAILED)
+		_exit(2);
+	fill_pattern(buf, size);
+	/* The parent learns where the pattern is from the first bytes. */
+	memcpy(addr, &buf, sizeof(buf));
+	if (write(fd, addr, sizeof(buf)) != sizeof(buf))
+		_exit(3);
+	close(fd);
+	for (;;)
+		pause();
+}
+
+/* Like spawn_in(), but reads the victim's buffer address. */
+static pid_t spawn_pattern_victim(const char *cgroup, size_t size, void **base)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (cg_enter_current(cgroup))
+			_exit(1);
+		pattern_victim(p[1], &size);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], base, sizeof(*base)) != sizeof(*base)) {
+		close(p[0]);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		return -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+static const char * const reader_name[] = {
+	"process_vm_readv", "/proc/pid/mem", "/proc/pid/smaps", "/proc/pid/cmdline",
+};
+
+static int test_readers(const char *root)
+{
+	const size_t size = MB(8);
+	struct reader r[4] = { };
+	long good[4] = { }, errors[4] = { }, garbage = 0;
+	struct trace_log log = { };
+	char cmdline[4096], path[64], *leaf;
+	ssize_t cmdline_len;
+	pthread_t th[4];
+	int i, status, ret = KSFT_FAIL, rounds = 0;
+	long long end, deadline;
+	struct cgs c;
+	void *base;
+	pid_t pid;
+
+	cmdline_len = read_text("/proc/self/cmdline", cmdline, sizeof(cmdline));
+	if (cgs_init(&c, root) || cmdline_len <= 0)
+		goto out;
+	leaf = cg_add(&c, c.root, "v", true, true, NULL);
+	if (!leaf || trace_start())
+		goto out;
+	end = now_ns() + budget_s * SECOND;
+	while (now_ns() < end) {
+		pid = spawn_pattern_victim(leaf, size, &base);
+		if (pid < 0)
+			goto out;
+		snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+		for (i = 0; i < 4; i++) {
+			r[i] = (struct reader){
+				.pid = pid, .base = base, .size = size, .kind = i,
+				.memfd = open(path, O_RDONLY), .cmdline = cmdline,
+				.cmdline_len = cmdline_len, .seed = rand_r(&seed),
+			};
+			pthread_create(&th[i], NULL, reader_fn, &r[i]);
+		}
+		sleep_us(10000 + rnd(40000));
+		cg_write(leaf, "cpu.max", "1000 100000");
+		kill(pid, SIGKILL);
+		/* Keep reading until the reap finished, then a little more. */
+		deadline = now_ns() + 5 * SECOND;
+		while (cg_read_key_long(c.root, "memory.events", "kill_reap ") <= 0 &&
+		       now_ns() < deadline)
+			sleep_us(1000);
+		sleep_us(20000);
+		for (i = 0; i < 4; i++) {
+			__atomic_store_n(&r[i].stop, true, __ATOMIC_RELAXED);
+			pthread_join(th[i], NULL);
+			close(r[i].memfd);
+			good[i] += r[i].good;
+			errors[i] += r[i].errors;
+			garbage += r[i].garbage;
+			if (r[i].garbage)
+				ksft_print_msg("%s read garbage from victim %d\n",
+					       reader_name[i], pid);
+		}
+		cg_write(leaf, "cpu.max", "max");
+		if (wait_until(pid, &status, now_ns() + 30 * SECOND)) {
+			ksft_print_msg("victim %d did not die\n", pid);
+			goto out;
+		}
+		rounds++;
+		if (check_reaps(&c, &log, false) ||
+		    check_one_reap(&log, pid, false, "read"))
+			goto out;
+		trace_clear();
+		cgs_destroy(&c);
+		if (cgs_init(&c, root))
+			goto out;
+		leaf = cg_add(&c, c.root, "v", true, true, NULL);
+		if (!leaf)
+			goto out;
+	}
+	for (i = 0; i < 4; i++)
+		ksft_print_msg("%d victims, %s: %ld good, %ld errors\n", rounds,
+			       reader_name[i], good[i], errors[i]);
+	ret = garbage || !good[0] || !good[1] ? KSFT_FAIL : KSFT_PASS;
+out:
+	trace_end();
+	cgs_destroy(&c);
+	free(log.ev);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared address spaces: vfork children and CLONE_VM partners          */
+
+enum { VFORK_CHILD_KILLED, PARTNER_KILLED, OWNER_KILLED, NR_SHARED };
+
+static const char * const shared_name[NR_SHARED] = {
+	"vfork child", "CLONE_VM partner", "CLONE_VM owner",
+};
+
+struct shared_arg {
+	int variant;
+	const char *cov, *plain;
+	int report;
+	uint64_t *buf;
+	size_t size;
+	int partner_ready;
+};
+
+static void report_pids(int fd, pid_t victim, pid_t partner)
+{
+	pid_t pids[2] = { victim, partner };
+
+	if (write(fd, pids, sizeof(pids)) != sizeof(pids))
+		_exit(3);
+}
+
+/* Runs in the CLONE_VM child, on its own stack, in our address space. */
+static int vm_child(void *arg)
+{
+	struct shared_arg *a = arg;
+	struct pollfd pfd = { .events = POLLIN };
+
+	if (a->variant != OWNER_KILLED) {
+		if (cg_enter_current(a->cov))
+			_exit(1);
+		report_pids(a->report, getpid(), 0);
+		for (;;)
+			pause();
+	}
+	/* The partner outlives the covered owner, then checks the memory. */
+	pfd.fd = pidfd_open(getppid());
+	if (pfd.fd < 0 || cg_enter_current(a->plain))
+		_exit(1);
+	__atomic_store_n(&a->partner_ready, 1, __ATOMIC_RELEASE);
+	if (poll(&pfd, 1, 30000) != 1)
+		_exit(6);
+	sleep_us(100000);
+	_exit(pattern_intact(a->buf, a->size) ? 0 : 7);
+}
+
+static void shared_middle(int fd, void *arg)
+{
+	const size_t stack_size = MB(1) / 4;
+	struct shared_arg *a = arg;
+	char *stack;
+	pid_t pid;
+	int status;
+
+	a->report = fd;
+	a->buf = mmap(NULL, a->size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (a->buf == MAP_FAILED || stack == MAP_FAILED)
+		_exit(2);
+	fill_pattern(a->buf, a->size);
+	switch (a->variant) {
+	case VFORK_CHILD_KILLED:
+		/* We are suspended until the child is killed. */
+		pid = clone(vm_child, stack + stack_size,
+			    CLONE_VM | CLONE_VFORK | SIGCHLD, a);
+		break;
+	case PARTNER_KILLED:
+		pid = clone(vm_child, stack + stack_size, CLONE_VM | SIGCHLD, a);
+		break;
+	default:
+		pid = clone(vm_child, stack + stack_size, CLONE_VM | SIGCHLD, a);
+		while (pid > 0 && !__atomic_load_n(&a->partner_ready, __ATOMIC_ACQUIRE))
+			sleep_us(100);
+		report_pids(fd, getpid(), pid);
+		for (;;)
+			pause();
+	}
+	if (pid < 0 || waitpid(pid, &status, __WALL) != pid)
+		_exit(8);
+	_exit(pattern_intact(a->buf, a->size) ? 0 : 7);
+}
+
+/* Forks the middle process into cgroup; reads whom to kill. */
+static pid_t spawn_shared(const char *cgroup, struct shared_arg *a,
+			  pid_t pids[2])
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (cg_enter_current(cgroup))
+			_exit(1);
+		shared_middle(p[1], a);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], pids, 2 * sizeof(pid_t)) != 2 * sizeof(pid_t)) {
+		close(p[0]);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		return -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+static int shared_cgroups(struct cgs *c, const char *root, char **cov,
+			  char **plain)
+{
+	if (cgs_init(c, root))
+		return -1;
+	*cov = cg_add(c, c->root, "cov", true, true, NULL);
+	*plain = cg_add(c, c->root, "plain", false, false, NULL);
+	return *cov && *plain ? 0 : -1;
+}
+
+static int test_shared_mm(const char *root)
+{
+	enum { BATCH = 12 };
+	int done[NR_SHARED] = { }, i, n, status, ret = KSFT_FAIL, round = 0;
+	struct trace_log log = { };
+	pid_t victim[BATCH], pids[2], middle;
+	char *cov, *plain;
+	long long end;
+	struct cgs c;
+
+	if (shared_cgroups(&c, root, &cov, &plain) || trace_start())
+		goto out;
+	end = now_ns() + budget_s * SECOND;
+	while (now_ns() < end) {
+		for (n = 0; n < BATCH; n++) {
+			struct shared_arg a = {
+				.variant = (round * BATCH + n) % NR_SHARED,
+				.cov = cov, .plain = plain, .size = MB(4),
+			};
+			pid_t check;
+
+			middle = spawn_shared(a.variant == OWNER_KILLED ? cov : plain,
+					      &a, pids);
+			if (middle < 0)
+				goto out;
+			victim[n] = pids[0];
+			kill(victim[n], SIGKILL);
+			/* Who checks the memory: the middle, or the partner. */
+			check = a.variant == OWNER_KILLED ? pids[1] : middle;
+			if (a.variant == OWNER_KILLED &&
+			    wait_until(middle, &status, now_ns() + 30 * SECOND))
+				goto hang;
+			if (wait_until(check, &status, now_ns() + 30 * SECOND))
+				goto hang;
+			if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+				ksft_print_msg("%s killed: the survivor's memory changed or it failed (status %#x)\n",
+					       shared_name[a.variant], status);
+				goto out;
+			}
+			done[a.variant]++;
+			continue;
+hang:
+			ksft_print_msg("%s killed: a process did not finish\n",
+				       shared_name[a.variant]);
+			goto out;
+		}
+		if (check_reaps(&c, &log, false))
+			goto out;
+		for (i = 0; i < n; i++)
+			if (check_one_reap(&log, victim[i], false, "shared"))
+				goto out;
+		if (cg_read_key_long(c.root, "memory.events", "kill_reap ")) {
+			ksft_print_msg("a shared address space was reaped\n");
+			goto out;
+		}
+		trace_clear();
+		cgs_destroy(&c);
+		if (shared_cgroups(&c, root, &cov, &plain))
+			goto out;
+		round++;
+	}
+	ksft_print_msg("killed: %d vfork children, %d CLONE_VM partners, %d CLONE_VM owners; no survivor lost memory\n",
+		       done[0], done[1], done[2]);
+	ret = KSFT_PASS;
+out:
+	trace_end();
+	cgs_destroy(&c);
+	free(log.ev);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Robust futex chains under kill storms                                */
+
+#define CHAIN_VICTIMS	3
+#define CHAIN_THREADS	2
+#define CHAIN_SHARED	3
+
+struct chains {
+	pthread_mutex_t m[CHAIN_VICTIMS][CHAIN_THREADS][CHAIN_SHARED];
+	int locked;
+};
+
+struct chain_arg {
+	struct chains *ch;
+	int victim, thread;
+};
+
+static void init_robust(pthread_mutex_t *m, bool pshared)
+{
+	pthread_mutexattr_t attr;
+
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+	if (pshared)
+		pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+	pthread_mutex_init(m, &attr);
+}
+
+/*
+ * Shared and private mutexes alternate, so that the thread's robust list
+ * runs through private memory from each shared mutex to the next.
+ */
+static void *chain_lock(void *arg)
+{
+	struct chain_arg *a = arg;
+	pthread_mutex_t *priv;
+	int k;
+
+	for (k = 0; k < CHAIN_SHARED; k++) {
+		pthread_mutex_t *m = &a->ch->m[a->victim][a->thread][k];
+
+		init_robust(m, true);
+		pthread_mutex_lock(m);
+		priv = malloc(sizeof(*priv));
+		init_robust(priv, false);
+		pthread_mutex_lock(priv);
+	}
+	__atomic_add_fetch(&a->ch->locked, 1, __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void chain_victim(int fd, void *arg)
+{
+	struct chain_arg a[CHAIN_THREADS];
+	struct chains *ch = ((struct chain_arg *)arg)->ch;
+	int v = ((struct chain_arg *)arg)->victim, t, want;
+	pthread_t th;
+
+	alloc_touched(MB(4));
+	for (t = 1; t < CHAIN_THREADS; t++) {
+		a[t] = (struct chain_arg){ ch, v, t };
+		pthread_create(&th, NULL, chain_lock, &a[t]);
+	}
+	want = (v + 1) * CHAIN_THREADS;
+	a[0] = (struct chain_arg){ ch, v, 0 };
+	/* Victims start one after another: wait for our own threads. */
+	while (__atomic_load_n(&ch->locked, __ATOMIC_ACQUIRE) < want - 1)
+		sleep_us(100);
+	for (t = 0; t < CHAIN_SHARED; t++) {
+		pthread_mutex_t *priv = malloc(sizeof(*priv));
+
+		init_robust(&ch->m[v][0][t], true);
+		pthread_mutex_lock(&ch->m[v][0][t]);
+		init_robust(priv, false);
+		pthread_mutex_lock(priv);
+	}
+	__atomic_add_fetch(&ch->locked, 1, __ATOMIC_RELEASE);
+	ready(fd, 'r');
+	for (;;)
+		pause();
+}
+
+static void chain_waiter(int fd, void *arg)
+{
+	pthread_mutex_t *m = arg;
+	struct timespec deadline;
+	int err;
+
+	ready(fd, 'r');
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 30;
+	err = pthread_mutex_timedlock(m, &deadline);
+	_exit(err == EOWNERDEAD ? 0 : 100 + err);
+}
+
+static int test_robust_chains(const char *root)
+{
+	enum { NWAITERS = CHAIN_VICTIMS * CHAIN_THREADS * CHAIN_SHARED };
+	pid_t victim[CHAIN_VICTIMS], waiter[NWAITERS];
+	struct trace_log log = { };
+	struct chains *ch;
+	char *cov, *plain;
+	int i, status, ret = KSFT_FAIL, rounds = 0, waiters = 0, partial = 0;
+	long long end;
+	struct cgs c;
+
+	ch = mmap(NULL, sizeof(*ch), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ch == MAP_FAILED)
+		return KSFT_FAIL;
+	if (trace_start())
+		goto out_unmap;
+	end = now_ns() + budget_s * SECOND;
+	do {
+		if (cgs_init(&c, root))
+			goto out;
+		cov = cg_add(&c, c.root, "cov", true, true, NULL);
+		plain = cg_add(&c, c.root, "plain", false, false, NULL);
+		if (!cov || !plain)
+			goto out;
+		memset(ch, 0, sizeof(*ch));
+		for (i = 0; i < CHAIN_VICTIMS; i++) {
+			struct chain_arg a = { ch, i, 0 };
+
+			victim[i] = spawn_in(cov, chain_victim, &a, NULL);
+			if (victim[i] < 0)
+				goto out;
+		}
+		/* Throttled, their exit path comes after the reap. */
+		cg_write(cov, "cpu.max", "5000 100000");
+		for (i = 0; i < NWAITERS; i++) {
+			waiter[i] = spawn_in(plain, chain_waiter,
+					     &ch->m[0][0][0] + i, NULL);
+			if (waiter[i] < 0)
+				goto out;
+		}
+		sleep_us(rnd(50000));
+		cg_write(cov, "cgroup.kill", "1");
+		for (i = 0; i < NWAITERS; i++) {
+			if (wait_until(waiter[i], &status, now_ns() + 60 * SECOND)) {
+				ksft_print_msg("a robust mutex waiter hangs\n");
+				goto out;
+			}
+			if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+				ksft_print_msg("waiter %d: status %#x, want EOWNERDEAD\n",
+					       i, status);
+				goto out;
+			}
+			waiters++;
+		}
+		cg_write(cov, "cpu.max", "max");
+		for (i = 0; i < CHAIN_VICTIMS; i++)
+			if (wait_until(victim[i], &status, now_ns() + 30 * SECOND)) {
+				ksft_print_msg("robust victim %d did not die\n", victim[i]);
+				goto out;
+			}
+		if (check_reaps(&c, &log, false))
+			goto out;
+		for (i = 0; i < CHAIN_VICTIMS; i++)
+			if (check_one_reap(&log, victim[i], false, "robust"))
+				goto out;
+		for (i = 0; i < log.n; i++)
+			partial += log.ev[i].type == EV_FINISH &&
+				   !strcmp(log.ev[i].result, "partial");
+		trace_clear();
+		cgs_destroy(&c);
+		rounds++;
+	} while (now_ns() < end);
+	ksft_print_msg("%d rounds: %d waiters got EOWNERDEAD, %d reaps kept robust-list memory\n",
+		       rounds, waiters, partial);
+	ret = KSFT_PASS;
+out:
+	trace_end();
+	cgs_destroy(&c);
+out_unmap:
+	munmap(ch, sizeof(*ch));
+	free(log.ev);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+
+#define T(x) { x, #x }
+static const struct stress_test {
+	int (*fn)(const char *root);
+	const char *name;
+} tests[] = {
+	T(test_kill_storm),
+	T(test_irq_signals),
+	T(test_awkward_states),
+	T(test_readers),
+	T(test_shared_mm),
+	T(test_robust_chains),
+};
+
+#undef T
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-s SEED] [-t SECONDS]\n"
+		"  Stress and race tests for memory.reap_on_kill, as root, on cgroup v2\n"
+		"  with the memory and cpu controllers and tracefs.\n"
+		"  -s SEED     random seed (default 1); each test runs with SEED + its index\n"
+		"  -t SECONDS  time budget of each test (default 5)\n", prog);
+	exit(KSFT_FAIL);
+}
+
+static bool has_reap_on_kill(const char *root)
+{
+	char *probe = cg_name(root, "reap_on_kill_stress_probe");
+	bool ok = probe && !cg_create(probe) &&
+		  !cg_read_strcmp(probe, "memory.reap_on_kill", "0\n");
+
+	if (probe)
+		cg_destroy(probe);
+	free(probe);
+	return ok;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int base_seed = 1;
+	char root[PATH_MAX];
+	unsigned int i;
+	int opt;
+
+	if (readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1) < 0)
+		ksft_exit_fail_msg("readlink /proc/self/exe: %s\n", strerror(errno));
+	if (argc == 2 && !strcmp(argv[1], "--exec-loop")) {
+		alloc_touched(MB(1));
+		execl(self_exe, self_exe, "--exec-loop", NULL);
+		_exit(5);
+	}
+	while ((opt = getopt(argc, argv, "s:t:h")) != -1) {
+		char *end;
+
+		switch (opt) {
+		case 's':
+			base_seed = strtoul(optarg, &end, 0);
+			if (*end || !*optarg)
+				usage(argv[0]);
+			break;
+		case 't':
+			budget_s = strtol(optarg, &end, 0);
+			if (*end || budget_s < 1 || budget_s > 3600)
+				usage(argv[0]);
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+	if (optind != argc)
+		usage(argv[0]);
+
+	ksft_print_header();
+	if (geteuid())
+		ksft_exit_skip("must run as root\n");
+	if (cg_find_unified_root(root, sizeof(root), NULL))
+		ksft_exit_skip("cgroup v2 isn't mounted\n");
+	if (cg_read_strstr(root, "cgroup.subtree_control", "memory") ||
+	    cg_read_strstr(root, "cgroup.subtree_control", "cpu"))
+		ksft_exit_skip("memory and cpu must be enabled for children\n");
+	if (!has_reap_on_kill(root))
+		ksft_exit_skip("no memory.reap_on_kill: kernel without CONFIG_MEMCG_REAP_ON_KILL\n");
+	if (access("/sys/kernel/tracing/instances", W_OK))
+		ksft_exit_skip("tracefs is not mounted at /sys/kernel/tracing\n");
+	/* Orphans of our victims come back to us, and are waited for. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+	ksft_set_plan(ARRAY_SIZE(tests));
+	ksft_print_msg("seed %u, %d s per test\n", base_seed, budget_s);
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		seed = base_seed + i;
+		switch (tests[i].fn(root)) {
+		case KSFT_PASS:
+			ksft_test_result_pass("%s\n", tests[i].name);
+			break;
+		case KSFT_SKIP:
+			ksft_test_result_skip("%s\n", tests[i].name);
+			break;
+		default:
+			ksft_test_result_fail("%s\n", tests[i].name);
+			break;
+		}
+	}
+	ksft_finished();
+}
