@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -908,6 +909,155 @@ out:
 	return ret;
 }
 
+/*
+ * Delegation.  A cgroup delegated to an unprivileged user (its directory,
+ * cgroup.procs, cgroup.threads and cgroup.subtree_control chown'd to the
+ * user, as systemd and cgroup-v2.rst do it) lets the user create children
+ * and set memory.reap_on_kill there: the files of a new cgroup belong to
+ * its creator.  The delegated cgroup's own memory.* files stay with the
+ * parent's owner, other cgroups are out of reach, and an ancestor's 1
+ * cannot be switched off from below.
+ */
+#define NOBODY	65534
+
+enum deleg_step {
+	D_OK, D_DROP, D_USERNS, D_ENABLE, D_MKDIR, D_SET_OWN, D_BAD_VALUE,
+	D_CLEAR_OWN, D_SET_DELEGATED, D_SET_OTHER,
+};
+
+static const char * const deleg_step_name[] = {
+	"", "drop privileges", "enter a user namespace",
+	"enable memory in its cgroup.subtree_control", "create a child",
+	"set its child's file to 1", "get EINVAL for 2",
+	"write 0 to its child's file", "get EACCES on the delegated cgroup's file",
+	"get EACCES on a cgroup it was not given",
+};
+
+static int write_id_map(const char *file, const char *map)
+{
+	return write_text(file, (char *)map, strlen(map)) < 0 ? -1 : 0;
+}
+
+/* In the child: become the delegatee; returns the step that failed. */
+static enum deleg_step delegatee(const char *deleg, const char *sub,
+				 const char *other, bool userns)
+{
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return D_DROP;
+	/* Changing credentials made us undumpable: /proc/self/ is root's. */
+	prctl(PR_SET_DUMPABLE, 1);
+	/* Root of a namespace of its own, owning nothing outside it. */
+	if (userns && (unshare(CLONE_NEWUSER) ||
+		       write_id_map("/proc/self/uid_map", "0 65534 1") ||
+		       write_id_map("/proc/self/setgroups", "deny") ||
+		       write_id_map("/proc/self/gid_map", "0 65534 1")))
+		return D_USERNS;
+	if (write_errno(deleg, "cgroup.subtree_control", "+memory"))
+		return D_ENABLE;
+	if (mkdir(sub, 0755))
+		return D_MKDIR;
+	if (write_errno(sub, "memory.reap_on_kill", "1"))
+		return D_SET_OWN;
+	if (write_errno(sub, "memory.reap_on_kill", "2") != EINVAL)
+		return D_BAD_VALUE;
+	if (write_errno(sub, "memory.reap_on_kill", "0"))
+		return D_CLEAR_OWN;
+	if (write_errno(deleg, "memory.reap_on_kill", "0") != EACCES)
+		return D_SET_DELEGATED;
+	if (write_errno(other, "memory.reap_on_kill", "1") != EACCES)
+		return D_SET_OTHER;
+	return D_OK;
+}
+
+static int delegate(const char *cgroup)
+{
+	static const char * const files[] = {
+		"", "cgroup.procs", "cgroup.threads", "cgroup.subtree_control",
+	};
+	char path[PATH_MAX];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", cgroup, files[i]);
+		if (chown(path, NOBODY, NOBODY))
+			return -1;
+	}
+	return 0;
+}
+
+static int delegation(const char *root, bool userns)
+{
+	struct victim_args a = { .size = MB(16), .mode = V_PAUSE };
+	char *parent, *deleg, *sub, *other;
+	int ret = KSFT_FAIL, status;
+	pid_t pid;
+
+	parent = cg_name(root, "reap_on_kill_deleg");
+	deleg = cg_name(parent, "delegated");
+	sub = cg_name(deleg, "child");
+	other = cg_name(parent, "other");
+	if (!parent || !deleg || !sub || !other || cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create(deleg) || cg_create(other) || delegate(deleg) ||
+	    cg_write(deleg, "memory.reap_on_kill", "1"))
+		goto out;
+
+	pid = fork();
+	if (pid == 0)
+		_exit(delegatee(deleg, sub, other, userns));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		goto out;
+	if (WEXITSTATUS(status) == D_USERNS && userns) {
+		ksft_print_msg("an unprivileged user cannot create a user namespace here\n");
+		ret = KSFT_SKIP;
+		goto out;
+	}
+	if (WEXITSTATUS(status) != D_OK) {
+		ksft_print_msg("the delegatee could not %s\n",
+			       WEXITSTATUS(status) < ARRAY_SIZE(deleg_step_name) ?
+			       deleg_step_name[WEXITSTATUS(status)] : "?");
+		goto out;
+	}
+	/* It wrote 0 below the delegated 1: still covered. */
+	if (cg_read_strcmp(sub, "memory.reap_on_kill", "0\n") ||
+	    cg_read_strcmp(deleg, "memory.reap_on_kill", "1\n"))
+		goto out;
+	pid = spawn_victim(sub, &a);
+	if (pid < 0)
+		goto out;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (wait_reaps(sub, 1))
+		ret = KSFT_PASS;
+	else
+		ksft_print_msg("a 0 below the delegated cgroup's 1 opted out\n");
+out:
+	if (sub)
+		cg_destroy(sub);
+	if (deleg)
+		cg_destroy(deleg);
+	if (other)
+		cg_destroy(other);
+	if (parent)
+		cg_destroy(parent);
+	free(sub);
+	free(deleg);
+	free(other);
+	free(parent);
+	return ret;
+}
+
+static int test_delegation(const char *root)
+{
+	return delegation(root, false);
+}
+
+static int test_delegation_userns(const char *root)
+{
+	return delegation(root, true);
+}
+
 #define T(x) { x, #x }
 static const struct reap_test {
 	int (*fn)(const char *root);
@@ -928,6 +1078,8 @@ static const struct reap_test {
 	T(test_robust_futex),
 	T(test_clone_vm_partner),
 	T(test_remote_readers),
+	T(test_delegation),
+	T(test_delegation_userns),
 };
 
 #undef T
