@@ -1,6 +1,9 @@
 #!/bin/bash
 # Install, from Debian's archive, whatever the build and the guest need and
 # this machine lacks.  Each tool is named with the package that provides it.
+#
+#   deps.sh            what the kernel, the guest and the tests need
+#   deps.sh systemd    also what building systemd and the libcgroup tests need
 . "$(dirname "$0")/lib.sh"
 
 # command-or-file  package
@@ -25,6 +28,23 @@ qemu-system-x86_64:qemu-system-x86
 /usr/lib/python3/dist-packages/git:python3-git
 gnuplot:gnuplot-nox
 "
+# scripts/systemd-source.sh, systemd-build.sh, check-systemd.sh
+if [ "${1:-}" = systemd ]; then
+	NEEDS="$NEEDS
+dpkg-source:dpkg-dev
+meson:meson
+ninja:ninja-build
+gperf:gperf
+pkg-config:pkg-config
+/usr/include/sys/capability.h:libcap-dev
+/usr/include/libmount/libmount.h:libmount-dev
+/usr/include/crypt.h:libcrypt-dev
+/usr/lib/python3/dist-packages/jinja2:python3-jinja2
+/usr/lib/python3/dist-packages/elftools:python3-pyelftools
+cgcreate:cgroup-tools
+cgconfigparser:cgroup-tools
+"
+fi
 
 missing=()
 for need in $NEEDS; do
