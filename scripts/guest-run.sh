@@ -1,13 +1,16 @@
 #!/bin/bash
 # Boot the built kernel in QEMU and run one command in the guest.
 #
-#   guest-run.sh [--kernel BZIMAGE] [--timeout SECONDS] [--shell] [--] CMD...
+#   guest-run.sh [--kernel BZIMAGE] [--timeout SECONDS] [--shell] [--systemd] [--] CMD...
 #
 # The command runs as root under bash in the guest's root (the host's root,
 # read-only, with a tmpfs overlay) with its working directory on a fresh
 # ext4 scratch disk.  Its output streams to the terminal; the whole console
 # is kept under build/guest/logs.  What the command writes to /job/out in
-# the guest is copied to $GUEST_OUT, if set.  Exit status: the command's own, or
+# the guest is copied to $GUEST_OUT, if set.  With --systemd, the systemd
+# built by scripts/systemd-build.sh (build/systemd/dest, or $SYSTEMD_DEST) is
+# overlaid on the root and boots as PID 1, and the command runs as its service
+# reap-job.service.  Exit status: the command's own, or
 #   124  the guest timed out        123  the guest did not report a status
 #   125  the kernel reported a problem (panic, Oops, BUG, WARNING, ...)
 . "$(dirname "$0")/lib.sh"
@@ -15,11 +18,13 @@
 kernel=$OBJ/arch/x86/boot/bzImage
 timeout=600
 mode=cmd
+jobmode=cmd
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--shell) mode=shell; shift ;;
+	--systemd) jobmode=systemd; shift ;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
@@ -30,6 +35,16 @@ done
 case $TOP in
 *[[:space:]]*) die "the checkout's path has white space, which the guest's kernel command line cannot carry: $TOP" ;;
 esac
+append=
+if [ "$jobmode" = systemd ]; then
+	sddest=$(realpath -m "${SYSTEMD_DEST:-$BUILD/systemd/dest}")
+	case $sddest in
+	"$TOP"/*) ;;
+	*) die "the systemd install $sddest is not under the checkout, which the guest cannot see" ;;
+	esac
+	[ -x "$sddest/usr/lib/systemd/systemd" ] || die "no systemd in ${sddest#"$TOP"/}: run scripts/systemd-build.sh"
+	append=" reap.sdroot=${sddest#"$TOP"/}"
+fi
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: install Debian package qemu-system-x86"
 "$TOP/scripts/build-initramfs.sh"
 
@@ -61,7 +76,7 @@ qemu_argv() {
 	QEMU=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu"
 		-smp 2 -m 3G -no-reboot -nodefaults
 		-kernel "$kernel" -initrd "$guest/initramfs.cpio.gz"
-		-append "console=ttyS0 quiet loglevel=4 panic=-1 reap.mode=$mode reap.repo=$TOP"
+		-append "console=ttyS0 quiet loglevel=4 panic=-1 reap.mode=$mode reap.repo=$TOP$append"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$job,mount_tag=job,security_model=none,multidevs=remap"
 		-virtfs "local,path=$TOP,mount_tag=repo,security_model=none,readonly=on,multidevs=remap"
@@ -99,7 +114,7 @@ fi
 
 say "guest: booting ${kernel#"$TOP"/} under $accel (timeout ${timeout}s, console: ${log#"$TOP"/})"
 set +e
-qemu_argv "$accel" cmd
+qemu_argv "$accel" "$jobmode"
 timeout -k 10 "$timeout" "${QEMU[@]}" -display none -monitor none -serial stdio \
 	</dev/null 2>&1 | tee "$log"
 qemu_rc=${PIPESTATUS[0]}
