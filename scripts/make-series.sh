@@ -58,8 +58,9 @@ done
 
 rm -rf "$out"
 mkdir -p "$out"
-git -C "$wt" format-patch -q --cover-letter --thread=shallow --no-signature \
-	-o "$out" base..HEAD
+# The cover letter comes from the committer: make that the project.
+git -C "$wt" -c user.name="reap-on-kill developers" -c user.email=dev@reap-on-kill.invalid \
+	format-patch -q --cover-letter --thread=shallow --no-signature -o "$out" base..HEAD
 
 # Fill in the cover letter: subject, body, and the base it was made on.
 python3 - "$out"/0000-cover-letter.patch "$cover" "$LINUX_PACKAGE $base_version" <<'EOF'
@@ -98,7 +99,7 @@ done
 # build_at COMMIT NAME: build the kernel (and the selftests if the commit
 # touches them) as of COMMIT; prints "ok (Ns)" or "FAILED ...".
 build_at() {
-	local commit=$1 name=$2 log=$BUILD/logs/series-$2.log start
+	local commit=$1 name=$2 log=$BUILD/logs/series-$2.log start files
 	git -C "$wt" checkout -q --detach "$commit"
 	start=$(date +%s)
 	# Before the Kconfig patch the feature's symbol is unknown: allowed.
@@ -110,9 +111,17 @@ build_at() {
 		bzImage headers >>"$log" 2>&1; then
 		echo "FAILED (kernel; ${log#"$TOP"/})"; return 1
 	fi
+	# The kernel-doc comments of the kernel files this commit adds.
+	files=$(git -C "$wt" diff --name-only --diff-filter=A "$commit~1" "$commit" -- \
+		'*.c' '*.h' ':!tools')
+	if [ -n "$files" ] &&
+	   (cd "$wt" && scripts/kernel-doc -none -Wall $files 2>&1) | tee -a "$log" | grep -q .; then
+		echo "FAILED (kernel-doc; ${log#"$TOP"/})"; return 1
+	fi
 	if git -C "$wt" diff --quiet "$commit~1" "$commit" -- tools/testing/selftests/cgroup; then
 		echo "ok ($(( $(date +%s) - start ))s)"; return 0
 	fi
+	mkdir -p "$sobj-tests"
 	if ! make -C "$wt/tools/testing/selftests/cgroup" OUTPUT="$sobj-tests" \
 		KHDR_INCLUDES="-isystem $sobj/usr/include" -j"$(make_jobs)" >>"$log" 2>&1; then
 		echo "FAILED (selftests; ${log#"$TOP"/})"; return 1
