@@ -42,7 +42,6 @@ pkg-config:pkg-config
 /usr/lib/python3/dist-packages/jinja2:python3-jinja2
 /usr/lib/python3/dist-packages/elftools:python3-pyelftools
 cgcreate:cgroup-tools
-cgconfigparser:cgroup-tools
 "
 fi
 
