@@ -274,21 +274,19 @@ static void trace_parse_line(struct trace_log *log, const char *line)
 		log->lost = written - entries;
 		return;
 	}
-	if ((p = strstr(line, "reap_on_kill_queue: "))) {
+	if (strstr(line, "reap_on_kill_queue: "))
 		e.type = EV_QUEUE;
-		if (sscanf(p, "reap_on_kill_queue: pid=%d memcg_id=%llu",
-			   &e.pid, &e.memcg_id) != 2)
-			return;
-	} else if ((p = strstr(line, "reap_on_kill_finish: "))) {
+	else if (strstr(line, "reap_on_kill_finish: "))
 		e.type = EV_FINISH;
-		p = strstr(p, "pid=");
-		if (!p || sscanf(p, "pid=%d memcg_id=%llu", &e.pid, &e.memcg_id) != 2)
-			return;
+	else
+		return;
+	p = strstr(line, " pid=");
+	if (!p || sscanf(p, " pid=%d memcg_id=%llu", &e.pid, &e.memcg_id) != 2)
+		return;
+	if (e.type == EV_FINISH) {
 		p = strstr(p, "result=");
 		if (!p || sscanf(p, "result=%23s", e.result) != 1)
 			return;
-	} else {
-		return;
 	}
 	if (log->n == log->cap) {
 		log->cap = log->cap ? 2 * log->cap : 1024;
@@ -337,7 +335,7 @@ static bool freed_memory(const struct event *e)
 static int check_reaps(struct cgs *c, struct trace_log *log, bool report)
 {
 	long long deadline = now_ns() + 10 * SECOND;
-	int i, j, queued, finished, freed = 0, partial = 0, other = 0;
+	int i, j, queued, finished, freed = 0, partial = 0;
 	long kill_reap;
 
 	do {
@@ -353,7 +351,6 @@ static int check_reaps(struct cgs *c, struct trace_log *log, bool report)
 		if (e->type == EV_FINISH) {
 			freed += freed_memory(e);
 			partial += !strcmp(e->result, "partial");
-			other += !freed_memory(e);
 			continue;
 		}
 		for (j = 0; j < c->ncovered; j++)
@@ -367,8 +364,8 @@ static int check_reaps(struct cgs *c, struct trace_log *log, bool report)
 	}
 	kill_reap = cg_read_key_long(c->root, "memory.events", "kill_reap ");
 	if (report || log->lost || queued != finished || kill_reap != freed)
-		ksft_print_msg("reaps queued %d, finished %d: %d freed memory (%d partly), %d did not need to; kill_reap %ld\n",
-		       queued, finished, freed, partial, other, kill_reap);
+		ksft_print_msg("reaps: %d queued, %d done, %d freed (%d partly); kill_reap %ld\n",
+			       queued, finished, freed, partial, kill_reap);
 	if (log->lost) {
 		ksft_print_msg("the trace lost %ld events\n", log->lost);
 		return -1;
@@ -743,9 +740,10 @@ static int test_kill_storm(const char *root)
 		sleep_us(5000);
 	}
 	oom_kills = cg_read_key_long(st->leaves[L_COV_B], "memory.events", "oom_kill ");
-	ksft_print_msg("storm: %ld victims, %ld SIGKILL and %ld SIGTERM by pidfd, %ld cgroup.kill, %ld OOM kills, %ld migrations, %ld rmdir+mkdir\n",
-		       st->spawned, st->kills, st->terms, st->cgkills,
-		       oom_kills, st->migrated, st->rmdirs);
+	ksft_print_msg("storm: %ld victims; by pidfd %ld SIGKILL, %ld SIGTERM\n",
+		       st->spawned, st->kills, st->terms);
+	ksft_print_msg("storm: %ld cgroup.kill, %ld OOM kills, %ld migrations, %ld rmdir+mkdir\n",
+		       st->cgkills, oom_kills, st->migrated, st->rmdirs);
 	if (live > 0) {
 		ksft_print_msg("%d victims still alive 30 s after the storm\n", live);
 		goto out;
@@ -785,7 +783,7 @@ static void timer_victim(int fd, void *arg)
 	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL,
 				.sigev_signo = SIGUSR1 };
 	struct itimerspec its = { };
-	volatile char *buf = alloc_touched(MB(1));
+	char *buf = alloc_touched(MB(1));
 	timer_t timer;
 	unsigned long i = 0;
 
@@ -804,8 +802,8 @@ static void timer_victim(int fd, void *arg)
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
 	for (;;) {
-		if (t->busy)
-			buf[i++ % MB(1)]++;
+		if (t->busy)	/* atomic: the compiler keeps the stores */
+			__atomic_fetch_add(&buf[i++ % MB(1)], 1, __ATOMIC_RELAXED);
 		else
 			pause();
 	}
@@ -999,11 +997,11 @@ static bool awkward_prepare(enum awkward state, pid_t pid, const char *frozen)
 	case A_FROZEN:
 		if (cg_write(frozen, "cgroup.freeze", "1"))
 			return false;
-		while (cg_read_strstr(frozen, "cgroup.events", "frozen 1"))
+		while (cg_read_strstr(frozen, "cgroup.events", "frozen 1")) {
 			if (now_ns() > end)
 				return false;
-			else
-				sleep_us(1000);
+			sleep_us(1000);
+		}
 		return true;
 	case A_EXEC:
 	case A_FORK:
@@ -1495,7 +1493,7 @@ static int test_shared_mm(const char *root)
 			if (wait_until(check, &status, now_ns() + 30 * SECOND))
 				goto hang;
 			if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-				ksft_print_msg("%s killed: the survivor's memory changed or it failed (status %#x)\n",
+				ksft_print_msg("%s: survivor status %#x (7: memory changed)\n",
 					       shared_name[a.variant], status);
 				goto out;
 			}
@@ -1521,7 +1519,7 @@ hang:
 			goto out;
 		round++;
 	}
-	ksft_print_msg("killed: %d vfork children, %d CLONE_VM partners, %d CLONE_VM owners; no survivor lost memory\n",
+	ksft_print_msg("killed: %d vfork children, %d CLONE_VM partners, %d CLONE_VM owners\n",
 		       done[0], done[1], done[2]);
 	ret = KSFT_PASS;
 out:
@@ -1730,7 +1728,7 @@ static const struct stress_test {
 
 #undef T
 
-static void usage(const char *prog)
+static void help_and_exit(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-s SEED] [-t SECONDS]\n"
@@ -1774,19 +1772,19 @@ int main(int argc, char **argv)
 		case 's':
 			base_seed = strtoul(optarg, &end, 0);
 			if (*end || !*optarg)
-				usage(argv[0]);
+				help_and_exit(argv[0]);
 			break;
 		case 't':
 			budget_s = strtol(optarg, &end, 0);
 			if (*end || budget_s < 1 || budget_s > 3600)
-				usage(argv[0]);
+				help_and_exit(argv[0]);
 			break;
 		default:
-			usage(argv[0]);
+			help_and_exit(argv[0]);
 		}
 	}
 	if (optind != argc)
-		usage(argv[0]);
+		help_and_exit(argv[0]);
 
 	ksft_print_header();
 	if (geteuid())
@@ -1797,7 +1795,7 @@ int main(int argc, char **argv)
 	    cg_read_strstr(root, "cgroup.subtree_control", "cpu"))
 		ksft_exit_skip("memory and cpu must be enabled for children\n");
 	if (!has_reap_on_kill(root))
-		ksft_exit_skip("no memory.reap_on_kill: kernel without CONFIG_MEMCG_REAP_ON_KILL\n");
+		ksft_exit_skip("no memory.reap_on_kill: CONFIG_MEMCG_REAP_ON_KILL is off\n");
 	if (access("/sys/kernel/tracing/instances", W_OK))
 		ksft_exit_skip("tracefs is not mounted at /sys/kernel/tracing\n");
 	/* Orphans of our victims come back to us, and are waited for. */
