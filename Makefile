@@ -5,7 +5,8 @@ SHELL := /bin/bash
 S := scripts
 
 .PHONY: help demo bench baseline check check-debug stress deps tree kernel kernel-stock tests \
-	shell guest-run export-series checkpatch series deb clean distclean
+	shell guest-run export-series checkpatch series deb systemd systemd-export-series \
+	clean distclean
 
 help:
 	@echo "make demo           build, boot, and print the reclaim table (a few minutes)"
@@ -20,6 +21,8 @@ help:
 	@echo "make export-series  write build/linux's commits back to patches/linux"
 	@echo "make kernel | kernel-stock | tests   build pieces"
 	@echo "make checkpatch     checkpatch.pl --strict on the series and our files"
+	@echo "make systemd        patched systemd: fetch, build, boot as PID 1, its tests and libcgroup's"
+	@echo "make systemd-export-series  write build/systemd/src's commits back to patches/systemd"
 	@echo "make series         upstream-ready series + cover letter in build/series/, built patch by patch"
 	@echo "make deb            Debian packages of the patched kernel in build/deb/, boot-checked"
 
@@ -73,6 +76,12 @@ series: deps
 
 deb: deps
 	$(S)/make-deb.sh
+
+systemd: deps kernel tests
+	$(S)/check-systemd.sh
+
+systemd-export-series:
+	$(S)/systemd-export-series.sh
 
 clean:
 	rm -rf build/obj build/tests build/guest build/results build/logs

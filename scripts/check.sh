@@ -1,8 +1,10 @@
 #!/bin/bash
 # The test command (make check, .ci/run): install what is missing, build the
 # patched kernel and the selftests, boot the guest, run the harness
-# self-tests, our selftest and upstream's cgroup selftests, and end with
-# "N passed, N failed".  Exits non-zero on any failure.
+# self-tests, our selftests and upstream's cgroup selftests, then build the
+# patched systemd, boot it as PID 1 and run its tests and libcgroup's
+# (scripts/check-systemd.sh), and end with "N passed, N failed".  Exits
+# non-zero on any failure.
 #
 # CHECK_FLAVOUR=debug (make check-debug) does the same on the debug kernel
 # (KASAN, lockdep, DEBUG_VM, DEBUG_OBJECTS_WORK, KFENCE, kmemleak).
@@ -131,6 +133,14 @@ for t in $OUR_TESTS $UPSTREAM_TESTS; do
 	skipped=$((skipped + s)) xfailed=$((xfailed + x))
 done
 grep -h '^# kill-to-free\|^# readers:' "$res"/test_reap_on_kill.tap 2>/dev/null || true
+
+if [ "$flavour" = patched ]; then
+	step "systemd MemoryReapOnKill= and libcgroup's tools"
+	sd_out=$("$TOP/scripts/check-systemd.sh")
+	grep -v '^COUNTS' <<<"$sd_out"
+	read -r _ p f s < <(grep '^COUNTS' <<<"$sd_out")
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+fi
 
 echo "$skipped skipped (reasons above), $xfailed known failures (tests/known-failures)"
 echo "$passed passed, $failed failed"
