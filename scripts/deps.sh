@@ -4,6 +4,7 @@
 #
 #   deps.sh            what the kernel, the guest and the tests need
 #   deps.sh systemd    also what building systemd and the libcgroup tests need
+#   deps.sh deb        also what the kernel's bindeb-pkg target needs
 . "$(dirname "$0")/lib.sh"
 
 # command-or-file  package
@@ -42,6 +43,16 @@ pkg-config:pkg-config
 /usr/lib/python3/dist-packages/jinja2:python3-jinja2
 /usr/lib/python3/dist-packages/elftools:python3-pyelftools
 cgcreate:cgroup-tools
+"
+fi
+
+# scripts/make-deb.sh: the kernel's bindeb-pkg
+if [ "${1:-}" = deb ]; then
+	NEEDS="$NEEDS
+dpkg-buildpackage:dpkg-dev
+fakeroot:fakeroot
+dh:debhelper
+kmod:kmod
 "
 fi
 

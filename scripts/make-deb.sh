@@ -19,8 +19,7 @@ out=$BUILD/deb
 log=$BUILD/logs/deb-$flavour.log
 mkdir -p "$BUILD/logs"
 
-command -v dpkg-buildpackage >/dev/null || die "dpkg-buildpackage missing: install Debian package dpkg-dev"
-command -v fakeroot >/dev/null || die "fakeroot missing: install Debian package fakeroot"
+"$TOP/scripts/deps.sh" deb
 "$TOP/scripts/prepare-tree.sh"
 base_version=$(cat "$BUILD/linux-base-version")
 

@@ -595,7 +595,8 @@ static int storm_reap(struct storm *st, int *live)
 	return n;
 }
 
-static void storm_spawn(struct storm *st, int *live, int slot)
+/* A victim in leaf l, or in a random leaf if l < 0. */
+static void storm_spawn(struct storm *st, int *live, int slot, int l)
 {
 	struct victim_spec s = {
 		.size = MB(1) / 4 + rnd(16) * MB(1) / 4,
@@ -604,12 +605,15 @@ static void storm_spawn(struct storm *st, int *live, int slot)
 		.lifetime_ms = rnd(4) == 0 ? rnd(300) : 0,
 		.seed = rand_r(&seed),
 	};
-	int l = rnd(NLEAVES), fd;
+	bool chosen = l >= 0;
+	int fd;
 	pid_t pid;
 
-	/* Two in the small cgroup have the OOM killer join in. */
+	if (!chosen)
+		l = rnd(NLEAVES);
+	/* One or two in the small cgroup have the OOM killer join in. */
 	if (l == L_COV_B)
-		s.size = MB(6);
+		s.size = chosen || rnd(2) ? MB(12) : MB(6);
 	pid = fork();
 	if (pid < 0)
 		return;
@@ -710,7 +714,7 @@ static int test_kill_storm(const char *root)
 		int slot = rnd(STORM_SLOTS);
 
 		if (!st->pid[slot])
-			storm_spawn(st, &live, slot);
+			storm_spawn(st, &live, slot, -1);
 		slot = rnd(STORM_SLOTS);
 		if (st->pid[slot] && rnd(2)) {
 			char pid[16];
@@ -722,6 +726,10 @@ static int test_kill_storm(const char *root)
 		if (now_ns() > recycle) {
 			storm_recycle(st, &c, &live);
 			recycle = now_ns() + SECOND / 2;
+			/* Bigger than memory.max: an OOM kill, unless killed first. */
+			slot = rnd(STORM_SLOTS);
+			if (!st->pid[slot])
+				storm_spawn(st, &live, slot, L_COV_B);
 		}
 		if (!storm_reap(st, &live) && live == STORM_SLOTS)
 			sleep_us(1000);
