@@ -484,6 +484,7 @@ struct storm {
 	pthread_mutex_t lock;
 	pid_t pid[STORM_SLOTS];
 	int pidfd[STORM_SLOTS];
+	bool oom_bait[STORM_SLOTS];	/* left to the OOM killer */
 	char *leaves[NLEAVES];
 	bool stop;
 	long kills, terms, cgkills, spawned, migrated, rmdirs;
@@ -545,7 +546,8 @@ static void *storm_killer(void *arg)
 
 		sig = rand_r(&r) % 4 ? SIGKILL : SIGTERM;
 		pthread_mutex_lock(&st->lock);
-		if (st->pidfd[i] >= 0 && pidfd_kill(st->pidfd[i], sig) == 0) {
+		if (st->pidfd[i] >= 0 && !st->oom_bait[i] &&
+		    pidfd_kill(st->pidfd[i], sig) == 0) {
 			if (sig == SIGKILL)
 				st->kills++;
 			else
@@ -563,7 +565,11 @@ static void *storm_cgroup_killer(void *arg)
 	unsigned int r = seed ^ 0x63676b6c;
 
 	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED)) {
-		int l = rand_r(&r) % NLEAVES;
+		/* Any leaf but the small one, where the OOM killer works. */
+		int l = rand_r(&r) % (NLEAVES - 1);
+
+		if (l >= L_COV_B)
+			l++;
 
 		if (!cg_write(st->leaves[l], "cgroup.kill", "1"))
 			__atomic_add_fetch(&st->cgkills, 1, __ATOMIC_RELAXED);
@@ -587,6 +593,7 @@ static int storm_reap(struct storm *st, int *live)
 			close(st->pidfd[i]);
 			st->pidfd[i] = -1;
 			st->pid[i] = 0;
+			st->oom_bait[i] = false;
 			(*live)--;
 			break;
 		}
@@ -595,7 +602,10 @@ static int storm_reap(struct storm *st, int *live)
 	return n;
 }
 
-/* A victim in leaf l, or in a random leaf if l < 0. */
+/*
+ * A victim in a random leaf, or, if l is given, one there that no one but
+ * the OOM killer kills (a slow kernel would let the killers win otherwise).
+ */
 static void storm_spawn(struct storm *st, int *live, int slot, int l)
 {
 	struct victim_spec s = {
@@ -626,6 +636,7 @@ static void storm_spawn(struct storm *st, int *live, int slot, int l)
 	pthread_mutex_lock(&st->lock);
 	st->pid[slot] = pid;
 	st->pidfd[slot] = fd;
+	st->oom_bait[slot] = chosen;
 	pthread_mutex_unlock(&st->lock);
 	st->spawned++;
 	(*live)++;
@@ -653,7 +664,7 @@ static void storm_recycle(struct storm *st, struct cgs *c, int *live)
 	note_covered(c, cg);
 	/* Migrate a victim right into the new cgroup. */
 	for (i = 0; i < STORM_SLOTS; i++) {
-		if (!st->pid[i])
+		if (!st->pid[i] || st->oom_bait[i])
 			continue;
 		snprintf(pid, sizeof(pid), "%d", st->pid[i]);
 		cg_write(cg, "cgroup.procs", pid);
@@ -716,7 +727,7 @@ static int test_kill_storm(const char *root)
 		if (!st->pid[slot])
 			storm_spawn(st, &live, slot, -1);
 		slot = rnd(STORM_SLOTS);
-		if (st->pid[slot] && rnd(2)) {
+		if (st->pid[slot] && !st->oom_bait[slot] && rnd(2)) {
 			char pid[16];
 
 			snprintf(pid, sizeof(pid), "%d", st->pid[slot]);
@@ -726,7 +737,7 @@ static int test_kill_storm(const char *root)
 		if (now_ns() > recycle) {
 			storm_recycle(st, &c, &live);
 			recycle = now_ns() + SECOND / 2;
-			/* Bigger than memory.max: an OOM kill, unless killed first. */
+			/* Bigger than memory.max: an OOM kill. */
 			slot = rnd(STORM_SLOTS);
 			if (!st->pid[slot])
 				storm_spawn(st, &live, slot, L_COV_B);
