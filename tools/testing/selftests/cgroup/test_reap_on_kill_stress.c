@@ -50,7 +50,6 @@
 #define SECOND		1000000000LL
 #define MS		1000000LL
 #define TRACE		"/sys/kernel/tracing/instances/reap_on_kill_stress"
-#define MAX_IDS		64
 
 static unsigned int seed = 1;
 static int budget_s = 5;
@@ -153,7 +152,7 @@ struct cgs {
 	char *root;			/* reap_on_kill_stress: its memory.events */
 	char *dir[32];			/* created, destroyed in reverse */
 	int n;
-	unsigned long long covered[MAX_IDS];	/* IDs of covered cgroups */
+	unsigned long long *covered;	/* IDs of covered cgroups, all ever */
 	int ncovered;
 };
 
@@ -166,8 +165,10 @@ static unsigned long long cg_id(const char *cgroup)
 
 static void note_covered(struct cgs *c, const char *cgroup)
 {
-	if (c->ncovered < MAX_IDS)
-		c->covered[c->ncovered++] = cg_id(cgroup);
+	c->covered = realloc(c->covered, (c->ncovered + 1) * sizeof(*c->covered));
+	if (!c->covered)
+		ksft_exit_fail_msg("out of memory\n");
+	c->covered[c->ncovered++] = cg_id(cgroup);
 }
 
 /* mkdir parent/name; reap sets memory.reap_on_kill; ctl enables children. */
@@ -207,6 +208,9 @@ static void cgs_destroy(struct cgs *c)
 		cg_destroy(cg);
 		free(cg);
 	}
+	free(c->covered);
+	c->covered = NULL;
+	c->ncovered = 0;
 }
 
 /* ------------------------------------------------------------------ */
