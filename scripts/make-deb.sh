@@ -1,8 +1,8 @@
 #!/bin/bash
 # Build Debian binary packages of the patched kernel with the kernel's own
-# bindeb-pkg target, into build/deb/, then check that the packaged kernel is
-# the one tested: boot the guest from the vmlinuz inside the .deb and run
-# test_reap_on_kill there.
+# bindeb-pkg target, and a source package of the patched systemd, into
+# build/deb/, then check that the packaged kernel is the one tested: boot
+# the guest from the vmlinuz inside the .deb and run test_reap_on_kill there.
 #
 #   DEB_CONFIG=cloud   (default) the guest config plus
 #                      kernel/configs/reap_on_kill_cloud.config: boots a
@@ -71,6 +71,10 @@ for d in "$out"/*.deb; do
 	printf '  %s  (%s, %s KiB)\n' "$(basename "$d")" \
 		"$(dpkg-deb -f "$d" Package)" "$(( $(stat -c %s "$d") / 1024 ))"
 done
+
+# The patched systemd: a source package for trixie (see systemd-debsrc.sh
+# for why its binary packages are built there).
+"$TOP/scripts/systemd-debsrc.sh"
 
 [ "${DEB_BOOT_CHECK:-yes}" = no ] && exit 0
 [ "$flavour" = cloud ] || { say "boot check: only for DEB_CONFIG=cloud (Debian's config lacks the guest's 9p root)"; exit 0; }
