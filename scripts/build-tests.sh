@@ -5,11 +5,16 @@
 
 out=$BUILD/tests/cgroup
 log=$BUILD/logs/selftests.log
-[ -d "$OBJ/usr/include" ] || die "no kernel headers: build the kernel first"
+# KHDR: the UAPI headers to build against (make-deb.sh passes the packaged ones).
+khdr=${KHDR:-$OBJ/usr/include}
+[ -d "$khdr" ] || die "no kernel headers in ${khdr#"$TOP"/}: build the kernel first"
+includes="-isystem $khdr"
+# A Debian linux-libc-dev keeps asm/ under the multiarch directory.
+[ -d "$khdr/x86_64-linux-gnu" ] && includes="$includes -isystem $khdr/x86_64-linux-gnu"
 mkdir -p "$out" "$BUILD/logs"
 step "building the cgroup selftests (log: ${log#"$TOP"/})"
 if ! make -C "$TREE/tools/testing/selftests/cgroup" OUTPUT="$out" \
-	KHDR_INCLUDES="-isystem $OBJ/usr/include" -j"$(make_jobs)" \
+	KHDR_INCLUDES="$includes" -j"$(make_jobs)" \
 	>"$log" 2>&1; then
 	grep -E 'error|warning' "$log" | head -20 >&2
 	die "selftest build failed; full log: ${log#"$TOP"/}"

@@ -87,7 +87,10 @@ dpkg-deb -x "$image" "$unpacked"
 vmlinuz=$(ls "$unpacked"/boot/vmlinuz-* | head -1)
 [ -f "$vmlinuz" ] || die "no /boot/vmlinuz-* in $(basename "$image")"
 release=${vmlinuz##*/vmlinuz-}
-"$TOP/scripts/build-tests.sh"
+# The selftests, against the UAPI headers of the packages themselves.
+libc=$(ls "$out"/linux-libc-dev_*.deb | head -1)
+dpkg-deb -x "$libc" "$unpacked/libc"
+KHDR=$unpacked/libc/usr/include "$TOP/scripts/build-tests.sh"
 set +e
 "$TOP/scripts/guest-run.sh" --kernel "$vmlinuz" --timeout 900 -- bash -c '
 	echo "guest kernel: $(uname -r)"
