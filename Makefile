@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help demo bench baseline check check-debug stress deps tree kernel kernel-stock tests \
+.PHONY: help demo bench baseline check check-debug fresh-check mutation-check build-matrix stress deps tree kernel kernel-stock tests \
 	shell guest-run export-series checkpatch series deb systemd systemd-export-series \
 	clean distclean
 
@@ -12,6 +12,9 @@ help:
 	@echo "make demo           build, boot, and print the reclaim table (a few minutes)"
 	@echo "make check          build, boot and run every test; ends with 'N passed, N failed'"
 	@echo "make check-debug    the same on a KASAN/lockdep/kmemleak kernel (own build dir)"
+	@echo "make fresh-check    make check on a clean clone in a fresh Debian 12 chroot (root; FRESH_WORKTREE=1)"
+	@echo "make mutation-check remove each safety protection (tests/mutations), rebuild, see its test fail"
+	@echo "make build-matrix   compile the series with the feature, futexes, 32-bit compat off"
 	@echo "make stress         the stress tests for longer, several seeds (STRESS_SECONDS, STRESS_SEEDS)"
 	@echo "make bench          the full benchmark matrix; CSV and PNG under build/bench/"
 	@echo "make baseline       upstream cgroup selftests on a stock 6.12 build of the same config"
@@ -40,6 +43,15 @@ check:
 
 check-debug:
 	CHECK_FLAVOUR=debug $(S)/check.sh
+
+fresh-check:
+	$(S)/fresh-check.sh
+
+mutation-check:
+	$(S)/mutation-check.sh
+
+build-matrix: deps
+	$(S)/build-matrix.sh
 
 stress:
 	$(S)/stress.sh

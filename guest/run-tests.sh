@@ -2,10 +2,27 @@
 # Runs inside the guest: record facts about the booted system for the
 # harness self-tests, then run kselftest binaries, one TAP file each.
 #   run-tests.sh OUTDIR TESTDIR TEST...
+#
+# The kernel log is taken, and cleared, before the first binary
+# (OUTDIR/boot.dmesg), after each binary, attempts included
+# (OUTDIR/TEST.dmesg), and at the end (OUTDIR/end.dmesg), so the host can
+# scan each binary's own log and name the binary a report came from
+# (scripts/check.sh), and no binary's messages can push another's out of
+# the buffer.
 out=$1 dir=$2
 shift 2
 FLAKY=${FLAKY:-$(dirname "$0")/../tests/flaky}
 mkdir -p "$out"
+
+# take_log FILE: append the kernel log to FILE and clear it, in one
+# syslog(2) call (busybox's dmesg -c: SYSLOG_ACTION_READ_CLEAR), so nothing
+# printed in between is lost.  guest/init puts busybox in /run.
+take_log() {
+	local bb=/run/busybox
+	[ -x "$bb" ] || bb=busybox
+	"$bb" dmesg -c >> "$1" 2>&1 || echo "run-tests: could not read the kernel log" >> "$1"
+}
+take_log "$out/boot.dmesg"
 
 {
 	echo "version=$(cat /proc/version)"
@@ -14,6 +31,7 @@ mkdir -p "$out"
 	echo "subtree_control=$(cat /sys/fs/cgroup/cgroup.subtree_control)"
 	echo "scratch_fs=$(stat -f -c %T /scratch)"
 	echo "cwd_fs=$(stat -f -c %T .)"
+	echo "printk=$(cat /proc/sys/kernel/printk)"
 } > "$out/facts"
 
 # run_one TEST TAPFILE: run one kselftest binary, its exit status in $rc.
@@ -26,6 +44,7 @@ run_one() {
 	timeout -k 10 "${TEST_TIMEOUT:-900}" stdbuf -oL -eL "$dir/$1" 2>&1 |
 		tee "$2"
 	rc=${PIPESTATUS[0]}
+	take_log "$out/$1.dmesg"
 	echo "=== $1: exit $rc in $(( $(date +%s) - start ))s"
 }
 
@@ -34,7 +53,7 @@ failed_flaky() {
 	local name
 	[ -r "${FLAKY:-}" ] || return 1
 	sed -n 's/^not ok [0-9]* \([^ #]*\).*/\1/p' "$2" | while read -r name; do
-		grep -q "^$1:$name[[:space:]]" "$FLAKY" && echo "$name"
+		grep -q "^$1:${name}[[:space:]]" "$FLAKY" && echo "$name"
 	done | grep -q .
 }
 
@@ -56,7 +75,8 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo scan > /sys/kernel/debug/kmemleak
 	sleep 5
 	echo scan > /sys/kernel/debug/kmemleak
-	cat /sys/kernel/debug/kmemleak | tee "$out/kmemleak"
+	tee "$out/kmemleak" < /sys/kernel/debug/kmemleak
 	echo "kmemleak: $(grep -c 'unreferenced object' "$out/kmemleak") unreferenced objects"
 fi
+take_log "$out/end.dmesg"
 exit 0

@@ -222,6 +222,7 @@ static void reap_fence_user_mode(struct task_struct *victim)
 	rcu_read_unlock();
 }
 
+#ifdef CONFIG_FUTEX
 /* Keep the VMA(s) holding [uaddr, uaddr + size) out of the reap. */
 static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
 			    const void __user *uaddr, size_t size)
@@ -366,6 +367,14 @@ static int reap_keep_robust_lists(struct reap_keep *keep,
 	kthread_unuse_mm(mm);
 	return ret;
 }
+#else /* !CONFIG_FUTEX: no robust futex lists to honour */
+static int reap_keep_robust_lists(struct reap_keep *keep,
+				  struct task_struct *victim,
+				  struct mm_struct *mm)
+{
+	return 0;
+}
+#endif /* CONFIG_FUTEX */
 
 static bool reap_vma_kept(const struct reap_keep *keep,
 			  const struct vm_area_struct *vma)

@@ -34,30 +34,52 @@ result() {	# result pass|fail NAME [DETAIL]
 say "base: linux-source-6.12 $(cat "$BUILD/linux-base-version"), series: $(ls "$SERIES"/*.patch | wc -l) patches"
 
 step "harness self-tests"
-# The report scanner must catch a WARNING and pass a clean boot.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '[    1.0] Run /init as init process\n' > "$tmp/clean.log"
-printf '[    2.0] ------------[ cut here ]------------\n[    2.0] WARNING: CPU: 1 PID: 42 at mm/reap_on_kill.c:10\n' > "$tmp/warn.log"
-if "$TOP/scripts/scan-console.sh" "$tmp/clean.log" >/dev/null &&
-   ! "$TOP/scripts/scan-console.sh" "$tmp/warn.log" >/dev/null; then
-	result pass harness:scan_console_detects_reports
-else
-	result fail harness:scan_console_detects_reports
-fi
 
-# A test listed in tests/flaky passes on a later attempt; nothing else does.
-printf '1..2\nnot ok 1 test_cgfreezer_ptrace\nnot ok 2 test_cgfreezer_simple\n' > "$tmp/f.tap"
-printf '1..2\nok 1 test_cgfreezer_ptrace\nok 2 test_cgfreezer_simple\n' > "$tmp/f.tap.2"
-echo 1 > "$tmp/f.rc"
-if [ "$("$TOP/scripts/tap-summary.sh" test_freezer "$tmp/f.tap" "$tmp/f.rc" /dev/null \
-	"$TOP/tests/flaky" | tail -1)" = "COUNTS 1 1 0 0" ]; then
-	result pass harness:flaky_retry_only_for_listed_tests
-else
-	result fail harness:flaky_retry_only_for_listed_tests
-fi
+# Unit tests of the harness's scripts (deps.sh with stub apt, the TAP
+# summarizer's rules), before any guest: their PASS/FAIL lines count here.
+unit() {	# unit SCRIPT
+	local out rc line what
+	set +e
+	out=$("$1" 2>&1)
+	rc=$?
+	set -e
+	while IFS= read -r line; do
+		case $line in
+		"PASS "*) result pass "${line#PASS }" ;;
+		"FAIL "*) what=${line#FAIL }; result fail "${what%%: *}" "${what#*: }" ;;
+		?*) printf '%s\n' "$line" ;;
+		esac
+	done <<<"$out"
+	if [ "$rc" != 0 ] && ! grep -q '^FAIL ' <<<"$out"; then
+		result fail "harness:$(basename "$1")" "exit $rc without a FAIL line"
+	fi
+}
+unit "$TOP/tests/harness/test-deps.sh"
+unit "$TOP/tests/harness/test-tap-summary.sh"
 
-# The guest's exit status and output reach the host unchanged.
+# The series must compile with the feature, futexes or 32-bit compat off.
+step "build matrix"
+unit "$TOP/scripts/build-matrix.sh"
+
+# kernel_reports DIR NAME...: "NAME<tab>first report" for every NAME whose
+# kernel log, DIR/NAME.dmesg as guest/run-tests.sh saves it (or DIR/NAME),
+# holds a kernel report.
+kernel_reports() {
+	local dir=$1 t f first
+	shift
+	for t; do
+		f=$dir/$t.dmesg
+		[ -f "$f" ] || f=$dir/$t
+		[ -f "$f" ] || continue
+		first=$("$TOP/scripts/scan-console.sh" "$f" | head -1 || true)
+		[ -z "$first" ] || printf '%s\t%s\n' "$t" "$first"
+	done
+}
+
+# A clean run: the guest's exit status and output reach the host unchanged
+# (and the report scanner passes a clean boot).
 set +e
 out=$("$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout 180 -- bash -c 'echo guest-says-hello; exit 7' 2>&1)
 rc=$?
@@ -67,6 +89,34 @@ if [ "$rc" = 7 ] && grep -q guest-says-hello <<<"$out"; then
 else
 	printf '%s\n' "$out" | tail -20
 	result fail harness:guest_exit_status "exit $rc, want 7 and the guest's output"
+fi
+
+# A real kernel report: guest/run-tests.sh runs two stand-in test binaries,
+# one that provokes a WARNING through LKDTM, then one that does nothing.
+# The WARNING (KERN_WARNING) must reach the console, land in the first
+# binary's kernel log and not the second's, and make guest-run.sh exit 125.
+set +e
+out=$(GUEST_OUT=$tmp/report "$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout 300 -- \
+	"$TOP/guest/run-tests.sh" /job/out "$TOP/tests/harness" guest-lkdtm-warning guest-quiet 2>&1)
+rc=$?
+set -e
+if [ "$rc" = 125 ]; then
+	result pass harness:guest_kernel_report_exits_125
+else
+	printf '%s\n' "$out" | tail -20
+	result fail harness:guest_kernel_report_exits_125 "exit $rc after a WARNING, want 125"
+fi
+if grep -aq 'WARNING: CPU: .* at .*drivers/misc/lkdtm' "$tmp/report/console.log" 2>/dev/null; then
+	result pass harness:guest_warning_reaches_console
+else
+	result fail harness:guest_warning_reaches_console "no 'WARNING: CPU: ... at .../drivers/misc/lkdtm/...' on the console; kernel.printk: $(sed -n 's/^printk=//p' "$tmp/report/facts" 2>/dev/null)"
+fi
+reports=$(kernel_reports "$tmp/report" boot guest-lkdtm-warning guest-quiet end)
+if [ "$(cut -f1 <<<"$reports")" = guest-lkdtm-warning ] &&
+   grep -q 'WARNING: CPU: .* at .*drivers/misc/lkdtm' <<<"$reports"; then
+	result pass harness:guest_report_names_binary
+else
+	result fail harness:guest_report_names_binary "reports per binary: '$(tr '\t\n' ': ' <<<"$reports")', want one, for guest-lkdtm-warning"
 fi
 
 step "benchmark smoke run (tiny; figures are not checked)"
@@ -132,6 +182,11 @@ for t in $OUR_TESTS $UPSTREAM_TESTS; do
 	passed=$((passed + p)) failed=$((failed + f))
 	skipped=$((skipped + s)) xfailed=$((xfailed + x))
 done
+# A kernel report fails the binary in whose kernel log it is.
+# shellcheck disable=SC2086 # lists of names
+while IFS=$'\t' read -r t first; do
+	result fail "$t" "kernel report: $first"
+done < <(kernel_reports "$res" boot $OUR_TESTS $UPSTREAM_TESTS kmemleak end)
 grep -h '^# kill-to-free\|^# readers:' "$res"/test_reap_on_kill.tap 2>/dev/null || true
 
 if [ "$flavour" = patched ]; then

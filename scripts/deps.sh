@@ -5,6 +5,12 @@
 #   deps.sh            what the kernel, the guest and the tests need
 #   deps.sh systemd    also what building systemd and the libcgroup tests need
 #   deps.sh deb        also what the kernel's bindeb-pkg target needs
+#   deps.sh fresh      only debootstrap, for scripts/fresh-check.sh (which
+#                      installs the rest inside its own Debian root)
+#
+# Installs with 'apt-get install -y --no-install-recommends' as root, output
+# in $BUILD/apt.log; exits non-zero naming the packages and that log if apt
+# fails.  tests/harness/test-deps.sh checks this with a stub apt-get.
 . "$(dirname "$0")/lib.sh"
 
 # command-or-file  package
@@ -56,6 +62,13 @@ kmod:kmod
 "
 fi
 
+# scripts/fresh-check.sh: nothing else on the host
+if [ "${1:-}" = fresh ]; then
+	NEEDS="
+debootstrap:debootstrap
+"
+fi
+
 missing=()
 for need in $NEEDS; do
 	what=${need%%:*} pkg=${need##*:}
@@ -67,7 +80,8 @@ for need in $NEEDS; do
 	missing+=("$pkg")
 done
 # The guest's initramfs needs the static busybox, not the dynamic one.
-if ! dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q "ok installed"; then
+if [ "${1:-}" != fresh ] &&
+   ! dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q "ok installed"; then
 	say "missing static busybox: installing Debian package busybox-static"
 	missing+=(busybox-static)
 fi
@@ -75,9 +89,13 @@ fi
 
 [ "$(id -u)" = 0 ] || die "need root to install: apt-get install ${missing[*]}"
 step "apt-get install ${missing[*]}"
+# On a fresh checkout nothing has created build/ yet.
+mkdir -p "$BUILD"
+log=$BUILD/apt.log
 export DEBIAN_FRONTEND=noninteractive
-if ! apt-get install -y --no-install-recommends "${missing[@]}" >"$BUILD/apt.log" 2>&1; then
-	apt-get update >>"$BUILD/apt.log" 2>&1 || true
-	apt-get install -y --no-install-recommends "${missing[@]}" >>"$BUILD/apt.log" 2>&1 ||
-		die "apt-get install ${missing[*]} failed; see build/apt.log"
+if ! apt-get install -y --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
+	# A fresh machine may have never fetched the package lists.
+	apt-get update >>"$log" 2>&1 || true
+	apt-get install -y --no-install-recommends "${missing[@]}" >>"$log" 2>&1 ||
+		die "apt-get install ${missing[*]} failed; see ${log#"$TOP"/}"
 fi

@@ -7,12 +7,15 @@
 # read-only, with a tmpfs overlay) with its working directory on a fresh
 # ext4 scratch disk.  Its output streams to the terminal; the whole console
 # is kept under build/guest/logs.  What the command writes to /job/out in
-# the guest is copied to $GUEST_OUT, if set.  With --systemd, the systemd
-# built by scripts/systemd-build.sh (build/systemd/dest, or $SYSTEMD_DEST) is
-# overlaid on the root and boots as PID 1, and the command runs as its service
-# reap-job.service.  Exit status: the command's own, or
+# the guest is copied to $GUEST_OUT, if set, with the console as
+# console.log.  With --systemd, the systemd built by
+# scripts/systemd-build.sh (build/systemd/dest, or $SYSTEMD_DEST) is
+# overlaid on the root and boots as PID 1, and the command runs as its
+# service reap-job.service.  Exit status: the command's own, or
 #   124  the guest timed out        123  the guest did not report a status
-#   125  the kernel reported a problem (panic, Oops, BUG, WARNING, ...)
+#   125  the kernel reported a problem (panic, Oops, BUG, WARNING, ...) on
+#        the console, in the kernel log at the end, or in a test binary's
+#        kernel log (/job/out/*.dmesg, from guest/run-tests.sh)
 . "$(dirname "$0")/lib.sh"
 
 kernel=$OBJ/arch/x86/boot/bzImage
@@ -70,13 +73,28 @@ mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 "$scratch" ||
 } > "$job/cmd"
 
 # Fills QEMU with the command line for accelerator $1 and job mode $2.
+#
+# Kernel log: loglevel=5 (after quiet, which it overrides) puts every
+# message up to KERN_WARNING on the console: WARNING, lockdep, ODEBUG and
+# "suspicious RCU usage" reports are printed at that level, and the console
+# is the one log that survives a hang.  KERN_NOTICE and KERN_INFO stay off
+# it (boot chatter, the OOM killer's memory and task tables) because the
+# serial console is slow under emulation; they are in the kernel's buffer,
+# which guest/run-tests.sh saves and clears after every test binary, and
+# which log_buf_len makes 64 times the default 128 KiB: far more than one
+# binary logs (test_reap_on_kill_stress: 43 KiB in its 30 s; a 'make stress'
+# run, which is not split, at that rate 2 MiB), and within the 16 MiB that
+# busybox's dmesg reads in one call.  'quiet' stays for systemd
+# (reap.mode=systemd), which reads it to keep its status lines off the
+# console.
 qemu_argv() {
 	local accel=$1 mode=$2 cpu=max
 	[ "$accel" = kvm ] && cpu=host
+	# shellcheck disable=SC2054 # commas inside QEMU option values
 	QEMU=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu"
 		-smp 2 -m 3G -no-reboot -nodefaults
 		-kernel "$kernel" -initrd "$guest/initramfs.cpio.gz"
-		-append "console=ttyS0 quiet loglevel=4 panic=-1 reap.mode=$mode reap.repo=$TOP$append"
+		-append "console=ttyS0 quiet loglevel=5 log_buf_len=8M panic=-1 reap.mode=$mode reap.repo=$TOP$append"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$job,mount_tag=job,security_model=none,multidevs=remap"
 		-virtfs "local,path=$TOP,mount_tag=repo,security_model=none,readonly=on,multidevs=remap"
@@ -123,15 +141,21 @@ set -e
 if [ -n "${GUEST_OUT:-}" ]; then
 	mkdir -p "$GUEST_OUT"
 	cp -r "$job/out/." "$GUEST_OUT/"
+	cp "$log" "$GUEST_OUT/console.log"
 fi
 
 if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
 	say "guest: timed out after ${timeout}s; console: ${log#"$TOP"/}"
 	exit 124
 fi
-if ! reports=$("$TOP/scripts/scan-console.sh" "$log" "$job/dmesg"); then
+# The console, the kernel log at the end, and the kernel log of each test
+# binary that guest/run-tests.sh saved.
+logs=("$log" "$job/dmesg")
+mapfile -t -O 2 logs < <(find "$job/out" -name '*.dmesg' | sort)
+if ! reports=$("$TOP/scripts/scan-console.sh" "${logs[@]}"); then
 	say "guest: the kernel reported problems; console: ${log#"$TOP"/}"
-	printf '%s\n' "$reports" | head -20 >&2
+	printf '%s\n' "$reports" | sed -e "s|^$job/out/||" -e "s|^$job/||" -e "s|^$guest/logs/||" |
+		head -20 >&2
 	exit 125
 fi
 if [ ! -f "$job/rc" ]; then

@@ -1,0 +1,106 @@
+#!/bin/bash
+# Prove that the tests guard the safety claims: for each mutation in
+# tests/mutations/ (a patch that removes one protection from the kernel),
+# build the mutated kernel, run the tests the mutation names in the guest,
+# and require at least one of them to fail.  A mutation no test catches is
+# a claim nothing proves.
+#
+#   mutation-check.sh [NAME...]     default: every tests/mutations/*.patch
+#
+# A mutation file starts with comment lines: what the protection is, and
+# "# tests: BINARY:TEST ..." (the tests expected to catch it), then a
+# unified diff against the composed kernel tree.  The mutants are built in
+# a copy of build/linux (build/mutant/linux, our files copied, not linked)
+# into build/obj/mutant, so the patched kernel is never touched.
+# Not part of make check: each mutation costs a rebuild and a guest run.
+. "$(dirname "$0")/lib.sh"
+
+"$TOP/scripts/deps.sh"
+"$TOP/scripts/build-kernel.sh"
+"$TOP/scripts/build-tests.sh"
+
+src=$BUILD/mutant/linux
+obj=$BUILD/obj/mutant
+logs=$BUILD/logs/mutations
+mkdir -p "$src" "$logs"
+step "copying build/linux to ${src#"$TOP"/} (our files as real files)"
+rsync -a --delete --exclude=/.git --copy-unsafe-links "$TREE/" "$src/"
+"$TOP/scripts/kernel-config.sh" "$src" "$obj" "$TOP/kernel/configs/reap_on_kill_guest.config" ||
+	die "kernel config failed for the mutants"
+
+# Files a mutation patch changes.
+patched_files() { sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$1"; }
+
+# restore FILE...: the unmutated version, from the composed tree.
+restore() {
+	local f
+	for f in "$@"; do
+		cp -L "$TREE/$f" "$src/$f"
+	done
+}
+
+# caught LOG BINARY TEST: did TEST of BINARY fail (or not report) in LOG?
+caught() {
+	local log=$1 bin=$2 test=$3
+	grep -qE "^not ok [0-9]+ $test( |\$)" "$log.$bin" && return 0
+	grep -qE "^ok [0-9]+ $test( |\$)" "$log.$bin" && return 1
+	return 0	# no result at all: the binary died on the way
+}
+
+passed=0 failed=0
+want=${*:-$(cd "$TOP/tests/mutations" && ls ./*.patch | sed 's|^\./||; s|\.patch$||')}
+for name in $want; do
+	mut=$TOP/tests/mutations/$name.patch
+	[ -f "$mut" ] || die "no mutation $name in tests/mutations"
+	log=$logs/$name
+	mapfile -t files < <(patched_files "$mut")
+	restore "${files[@]}"
+	step "mutation $name: $(sed -n '1s/^# //p' "$mut")"
+	if ! patch -s -p1 -d "$src" < "$mut" >"$log.build" 2>&1; then
+		echo "FAIL mutation:$name: the patch no longer applies (see ${log#"$TOP"/}.build)"
+		failed=$((failed + 1))
+		continue
+	fi
+	if ! make -C "$src" O="$obj" CC="ccache gcc" -j"$(make_jobs)" bzImage \
+		>>"$log.build" 2>&1; then
+		restore "${files[@]}"
+		echo "FAIL mutation:$name: the mutant does not build (see ${log#"$TOP"/}.build)"
+		failed=$((failed + 1))
+		continue
+	fi
+	restore "${files[@]}"
+
+	# Group the named tests by binary: one boot per binary.
+	tests=$(sed -n 's/^# tests: //p' "$mut")
+	by=""
+	for spec in $tests; do
+		bin=${spec%%:*}
+		case " $by " in *" $bin "*) ;; *) by="$by $bin" ;; esac
+	done
+	hit=""
+	for bin in $by; do
+		names=$(for spec in $tests; do [ "${spec%%:*}" = "$bin" ] && echo "${spec#*:}"; done)
+		args=""
+		# test_reap_on_kill runs the tests named on its command line.
+		[ "$bin" = test_reap_on_kill ] && args=$(echo $names)
+		set +e
+		# shellcheck disable=SC2086
+		"$TOP/scripts/guest-run.sh" --kernel "$obj/arch/x86/boot/bzImage" --timeout 1200 -- \
+			"$BUILD/tests/cgroup/$bin" $args >"$log.$bin" 2>&1
+		rc=$?
+		set -e
+		[ "$rc" = 125 ] && hit="$hit $bin:(kernel report)"
+		for t in $names; do
+			caught "$log" "$bin" "$t" && hit="$hit $bin:$t"
+		done
+	done
+	if [ -n "$hit" ]; then
+		echo "PASS mutation:$name (caught by$hit)"
+		passed=$((passed + 1))
+	else
+		echo "FAIL mutation:$name: no test failed without the protection ($tests); logs ${log#"$TOP"/}.*"
+		failed=$((failed + 1))
+	fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
