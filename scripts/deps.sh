@@ -13,7 +13,8 @@
 # fails.  tests/harness/test-deps.sh checks this with a stub apt-get.
 . "$(dirname "$0")/lib.sh"
 
-# command-or-file  package
+# command-or-file  package  (/usr/lib32/libc.a: the compat robust-list test's
+# 32-bit victim is linked statically)
 NEEDS="
 gcc:gcc
 make:make
@@ -34,6 +35,7 @@ qemu-system-x86_64:qemu-system-x86
 /usr/lib/python3/dist-packages/ply:python3-ply
 /usr/lib/python3/dist-packages/git:python3-git
 gnuplot:gnuplot-nox
+/usr/lib32/libc.a:gcc-multilib
 "
 # scripts/systemd-source.sh, systemd-build.sh, check-systemd.sh
 if [ "${1:-}" = systemd ]; then

@@ -28,11 +28,15 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/elf.h>
 
 #include "../kselftest.h"
 #include "cgroup_util.h"
@@ -48,12 +52,19 @@ enum victim_mode {
 	V_COREDUMP,	/* dump core on request */
 	V_ROBUST,	/* hold a shared and a private robust mutex */
 	V_PATTERN,	/* fill memory with an address-derived pattern */
+	V_DUMP_ON_QUIT,	/* V_PATTERN, and dump core when sent SIGQUIT */
 };
 
 struct victim_args {
 	size_t size;
 	enum victim_mode mode;
 	pthread_mutex_t *shared;	/* V_ROBUST: in MAP_SHARED memory */
+	/*
+	 * Wait to be killed spinning in user space, not in pause(): cpu.max
+	 * then throttles the victim, and kill_when_throttled() kills it while
+	 * it is throttled, so that its exit path cannot run before the reap.
+	 */
+	bool spin;
 };
 
 static long long now_ns(void)
@@ -69,6 +80,230 @@ static void sleep_ms(long ms)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 
 	nanosleep(&ts, NULL);
+}
+
+/*
+ * Tracepoints, in a tracefs instance of this test's own: other tracing
+ * users neither see nor disturb our events.  Its trace_clock is "mono",
+ * CLOCK_MONOTONIC, so that event times compare with now_ns().
+ *
+ * Usage, by any test:
+ *	static const char * const ev[] = { "reap_on_kill/reap_on_kill_finish",
+ *					   "oom/mark_victim", NULL };
+ *	struct trace_event fin;
+ *
+ *	if (!have_tracefs())
+ *		return KSFT_SKIP;
+ *	if (trace_begin(ev))
+ *		goto out;
+ *	... kill pid ...
+ *	if (!trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND) ||
+ *	    !trace_is(&fin, "result", "partial") ||
+ *	    trace_field(&fin, "kept_vmas") < 1)
+ *		...;
+ *	n = trace_find("mark_victim", 0, NULL, 0);	// how many, any pid
+ * out:
+ *	trace_end();
+ */
+#define TRACEFS		"/sys/kernel/tracing"
+#define TRACE_INSTANCE	TRACEFS "/instances/test_reap_on_kill"
+
+struct trace_event {
+	long long ts;		/* ns, CLOCK_MONOTONIC, when it was recorded */
+	char fields[256];	/* what follows "name: ", "pid=42 memcg_id=..." */
+};
+
+/* For trace_begin(): every reap_on_kill event, and also the OOM victims. */
+#define REAP_EVENTS	"reap_on_kill/reap_on_kill_queue",	\
+			"reap_on_kill/reap_on_kill_start",	\
+			"reap_on_kill/reap_on_kill_finish"
+static const char * const reap_events[] = { REAP_EVENTS, NULL };
+static const char * const reap_oom_events[] = {
+	REAP_EVENTS, "oom/mark_victim", NULL
+};
+
+static bool have_tracefs(void)
+{
+	if (access(TRACEFS "/instances", W_OK) == 0)
+		return true;
+	ksft_print_msg("tracefs is not mounted at " TRACEFS "\n");
+	return false;
+}
+
+static int trace_write(const char *file, const char *val)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", TRACE_INSTANCE, file);
+	if (write_text(path, (char *)val, strlen(val)) >= 0)
+		return 0;
+	ksft_print_msg("cannot write '%s' to %s: %s\n", val, path,
+		       strerror(errno));
+	return -1;
+}
+
+/**
+ * trace_begin() - trace into our instance, emptied, from now on
+ * @events: NULL-terminated "system/event" names to enable,
+ *	    e.g. "reap_on_kill/reap_on_kill_queue", "oom/mark_victim"
+ *
+ * Return: 0, or -1 (printed) if an event or the instance is missing.
+ */
+static int trace_begin(const char * const *events)
+{
+	char file[PATH_MAX];
+	int fd;
+
+	if (mkdir(TRACE_INSTANCE, 0755) && errno != EEXIST) {
+		ksft_print_msg("mkdir %s: %s\n", TRACE_INSTANCE, strerror(errno));
+		return -1;
+	}
+	if (trace_write("tracing_on", "0") ||
+	    trace_write("events/enable", "0") ||
+	    trace_write("trace_clock", "mono") ||
+	    trace_write("buffer_size_kb", "1024"))
+		return -1;
+	for (; *events; events++) {
+		snprintf(file, sizeof(file), "events/%s/enable", *events);
+		if (trace_write(file, "1"))
+			return -1;
+	}
+	/* Opening the trace file with O_TRUNC empties the buffer. */
+	fd = open(TRACE_INSTANCE "/trace", O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return trace_write("tracing_on", "1");
+}
+
+/* trace_end() - disable every event and remove the instance. */
+static void trace_end(void)
+{
+	if (access(TRACE_INSTANCE, F_OK))
+		return;
+	trace_write("events/enable", "0");
+	rmdir(TRACE_INSTANCE);
+}
+
+/* "secs.frac" as printed before ": name: ", in ns. */
+static long long trace_ts(const char *line, const char *end)
+{
+	const char *p = end;
+	long long ns = 0, scale = SECOND;
+
+	while (p > line && p[-1] != ' ')
+		p--;
+	for (; p < end && *p != '.'; p++)
+		ns = ns * 10 + (*p - '0');
+	ns *= SECOND;
+	for (p++; p < end && scale > 1; p++) {
+		scale /= 10;
+		ns += (*p - '0') * scale;
+	}
+	return ns;
+}
+
+/**
+ * trace_find() - the events called @name of process @pid so far
+ * @name: the event's name, e.g. "reap_on_kill_finish", "mark_victim"
+ * @pid: the value of its first field, pid= (the victim's tgid for the
+ *	 reap_on_kill events), or 0 for any
+ * @ev: where to copy the first @max matches, oldest first
+ * @max: room in @ev
+ *
+ * Return: the number of matches (which may exceed @max), or -1 (printed)
+ * if the trace cannot be read or lost events.
+ */
+static int trace_find(const char *name, pid_t pid, struct trace_event *ev,
+		      int max)
+{
+	unsigned long long entries, written;
+	char line[512], tag[64], want[32];
+	int n = 0, lost = 0;
+	FILE *f;
+
+	snprintf(tag, sizeof(tag), ": %s: ", name);
+	snprintf(want, sizeof(want), "pid=%d ", pid);
+	f = fopen(TRACE_INSTANCE "/trace", "r");
+	if (!f) {
+		ksft_print_msg("cannot read %s/trace\n", TRACE_INSTANCE);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, tag);
+
+		if (sscanf(line, "# entries-in-buffer/entries-written: %llu/%llu",
+			   &entries, &written) == 2)
+			lost = entries != written;
+		if (!p || (pid && strncmp(p + strlen(tag), want, strlen(want))))
+			continue;
+		if (n < max) {
+			ev[n].ts = trace_ts(line, p);
+			snprintf(ev[n].fields, sizeof(ev[n].fields), "%s",
+				 p + strlen(tag));
+			ev[n].fields[strcspn(ev[n].fields, "\n")] = '\0';
+		}
+		n++;
+	}
+	fclose(f);
+	if (lost) {
+		ksft_print_msg("the trace lost %llu events\n", written - entries);
+		return -1;
+	}
+	return n;
+}
+
+/* Wait up to timeout ns for a first @name event of @pid; false if none. */
+static bool trace_wait(const char *name, pid_t pid, struct trace_event *ev,
+		       long long timeout)
+{
+	long long end = now_ns() + timeout;
+
+	do {
+		int n = trace_find(name, pid, ev, 1);
+
+		if (n < 0)
+			return false;
+		if (n > 0)
+			return true;
+		usleep(2000);
+	} while (now_ns() < end);
+	ksft_print_msg("no %s event for pid %d\n", name, pid);
+	return false;
+}
+
+/* Where the value of field @key of @ev starts, or NULL. */
+static const char *trace_value(const struct trace_event *ev, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p = ev->fields;
+
+	while (p) {
+		if (!strncmp(p, key, len) && p[len] == '=')
+			return p + len + 1;
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+/* The number in field @key of @ev ("freed=12kB": 12), or -1. */
+static long long trace_field(const struct trace_event *ev, const char *key)
+{
+	const char *p = trace_value(ev, key);
+
+	return p ? strtoll(p, NULL, 10) : -1;
+}
+
+/* Whether field @key of @ev is exactly @val, e.g. "result", "partial". */
+static bool trace_is(const struct trace_event *ev, const char *key,
+		     const char *val)
+{
+	const char *p = trace_value(ev, key);
+	size_t len = strlen(val);
+
+	return p && !strncmp(p, val, len) && (!p[len] || p[len] == ' ');
 }
 
 static uint64_t pattern_at(const void *addr)
@@ -117,7 +352,8 @@ static void victim_main(int fd, const struct victim_args *a)
 		_exit(2);
 	/* Base pages: a THP is unmapped in one go and would hide the cost. */
 	madvise(buf, a->size, MADV_NOHUGEPAGE);
-	if (a->mode == V_PATTERN || a->mode == V_COREDUMP)
+	if (a->mode == V_PATTERN || a->mode == V_COREDUMP ||
+	    a->mode == V_DUMP_ON_QUIT)
 		fill_pattern((uint64_t *)buf, a->size);
 	else
 		memset(buf, 0x5a, a->size);
@@ -127,6 +363,7 @@ static void victim_main(int fd, const struct victim_args *a)
 		signal(SIGTERM, on_term);
 		break;
 	case V_COREDUMP:
+	case V_DUMP_ON_QUIT:
 		setrlimit(RLIMIT_CORE, &unlimited);
 		prctl(PR_SET_DUMPABLE, 1);
 		break;
@@ -162,6 +399,8 @@ static void victim_main(int fd, const struct victim_args *a)
 	default:
 		break;
 	}
+	while (a->spin)
+		__asm__ __volatile__("" ::: "memory");
 	for (;;)
 		pause();
 }
@@ -230,6 +469,98 @@ static int unthrottle_and_reap(const char *cgroup, pid_t pid, int *status)
 {
 	cg_write(cgroup, "cpu.max", "max");
 	return waitpid(pid, status, 0) == pid ? 0 : -1;
+}
+
+/*
+ * Throttle a victim that spins in user space to cpu.max 1% and SIGKILL it
+ * as soon as cpu.stat shows it throttled: it then stays off the CPU until
+ * the period ends, up to 99 ms later, and even then gets 1 ms per 100 ms,
+ * so its exit path starts long after the reap worker ran.  If sent is not
+ * NULL, it gets the time just before kill().
+ */
+/*
+ * True if the cgroup's tasks used no CPU for 10 ms: with cpu.max 1% and a
+ * 100 ms period, a runnable victim that does not run is throttled.
+ */
+static bool cpu_stood_still(const char *cgroup)
+{
+	long before = cg_read_key_long(cgroup, "cpu.stat", "usage_usec ");
+
+	sleep_ms(10);
+	return before >= 0 &&
+	       cg_read_key_long(cgroup, "cpu.stat", "usage_usec ") == before;
+}
+
+/*
+ * Throttle a victim that spins in user space, and SIGKILL it while it is
+ * throttled, so its exit path cannot run before the reap worker looked.
+ * nr_throttled rises at the period boundary, just before the throttled
+ * group gets its new quota (do_sched_cfs_period_timer()), so a rise alone
+ * means "about to run": wait until the new quota is used up, i.e. until
+ * the group's CPU time stands still, and kill then.
+ */
+static int kill_when_throttled_at(const char *cgroup, pid_t pid,
+				  long long *sent)
+{
+	long long end = now_ns() + 10 * SECOND;
+	long before;
+
+	if (cg_write(cgroup, "cpu.max", THROTTLE))
+		return -1;
+	before = cg_read_key_long(cgroup, "cpu.stat", "nr_throttled ");
+	while (now_ns() < end) {
+		if (cg_read_key_long(cgroup, "cpu.stat", "nr_throttled ") > before) {
+			sleep_ms(20);
+			if (!cpu_stood_still(cgroup))
+				continue;
+			if (sent)
+				__atomic_store_n(sent, now_ns(), __ATOMIC_RELEASE);
+			return kill(pid, SIGKILL);
+		}
+		usleep(200);
+	}
+	ksft_print_msg("victim not seen throttled in 10 s (nr_throttled %ld)\n",
+		       before);
+	return -1;
+}
+
+static int kill_when_throttled(const char *cgroup, pid_t pid)
+{
+	return kill_when_throttled_at(cgroup, pid, NULL);
+}
+
+/* Wait until pid sleeps (state S in /proc/pid/stat), e.g. on a futex. */
+static bool wait_sleeping(pid_t pid)
+{
+	long long end = now_ns() + 10 * SECOND;
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	while (now_ns() < end) {
+		if (read_text(path, buf, sizeof(buf)) > 0) {
+			p = strrchr(buf, ')');
+			if (p && p[1] == ' ' && p[2] == 'S')
+				return true;
+		}
+		usleep(1000);
+	}
+	ksft_print_msg("pid %d did not go to sleep\n", pid);
+	return false;
+}
+
+/* waitpid() for up to timeout ns, then SIGKILL; false on timeout. */
+static bool waitpid_timeout(pid_t pid, int *status, long long timeout)
+{
+	long long end = now_ns() + timeout;
+
+	while (now_ns() < end) {
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return true;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+	return false;
 }
 
 /* parent (+memory +cpu for children) / victim */
@@ -417,15 +748,18 @@ out:
 	return ret;
 }
 
+#define KTF_TIMEOUT	(-1)	/* memory not freed within TIMEOUT */
+#define KTF_ERROR	(-2)	/* the victim could not be set up */
+
 /*
  * Time from SIGKILL until a 256 MiB victim's memory is gone, with the
- * victim at cpu.max 1% (set after it allocated) or not.
+ * victim at cpu.max 1% (set after it allocated) or not; or KTF_*.
  */
 static long long kill_to_free(const char *root, bool reap, bool throttle)
 {
 	struct victim_args a = { .size = MB(256), .mode = V_PAUSE };
 	struct pair cg = { };
-	long long t = -1, t0;
+	long long t = KTF_ERROR, t0;
 	int status;
 	pid_t pid;
 
@@ -435,34 +769,59 @@ static long long kill_to_free(const char *root, bool reap, bool throttle)
 	pid = spawn_victim(cg.leaf, &a);
 	if (pid < 0)
 		goto out;
-	if (throttle)
-		cg_write(cg.leaf, "cpu.max", THROTTLE);
+	if (throttle && cg_write(cg.leaf, "cpu.max", THROTTLE)) {
+		kill(pid, SIGKILL);
+		unthrottle_and_reap(cg.leaf, pid, &status);
+		goto out;
+	}
 	/* Let a throttled victim use up its quota for this period. */
 	sleep_ms(200);
 	t0 = now_ns();
 	kill(pid, SIGKILL);
 	t = wait_mem_below(cg.leaf, MB(256) / 10, t0);
-	unthrottle_and_reap(cg.leaf, pid, &status);
+	if (t < 0)
+		t = KTF_TIMEOUT;
+	if (unthrottle_and_reap(cg.leaf, pid, &status))
+		t = KTF_ERROR;
 out:
 	pair_destroy(&cg);
 	return t;
 }
 
+static const char *ktf_str(long long t, char *buf, size_t size)
+{
+	if (t == KTF_TIMEOUT)
+		snprintf(buf, size, "timeout (over %lld s)", TIMEOUT / SECOND);
+	else if (t < 0)
+		snprintf(buf, size, "error");
+	else
+		snprintf(buf, size, "%lld ms", t / 1000000);
+	return buf;
+}
+
 static int test_throttled_victim(const char *root)
 {
 	long long plain, plain_slow, reap, reap_slow;
+	char b[4][32];
 
 	plain = kill_to_free(root, false, false);
 	reap = kill_to_free(root, true, false);
 	reap_slow = kill_to_free(root, true, true);
 	plain_slow = kill_to_free(root, false, true);
-	ksft_print_msg("%s %lld ms, %s %lld ms; %s %lld ms, %s %lld ms\n",
-		       "kill-to-free 256 MiB: unthrottled", plain / 1000000,
-		       "reap_on_kill", reap / 1000000,
-		       "cpu.max 1%: plain", plain_slow / 1000000,
-		       "reap_on_kill", reap_slow / 1000000);
-	if (plain < 0 || reap < 0 || reap_slow < 0 || plain_slow < 0)
+	ksft_print_msg("%s %s, %s %s; %s %s, %s %s\n",
+		       "kill-to-free 256 MiB: unthrottled",
+		       ktf_str(plain, b[0], sizeof(b[0])),
+		       "reap_on_kill", ktf_str(reap, b[1], sizeof(b[1])),
+		       "cpu.max 1%: plain", ktf_str(plain_slow, b[2], sizeof(b[2])),
+		       "reap_on_kill", ktf_str(reap_slow, b[3], sizeof(b[3])));
+	if (plain < 0 || reap < 0 || reap_slow < 0 || plain_slow == KTF_ERROR)
 		return KSFT_FAIL;
+	/*
+	 * A plain kill of a throttled victim that did not free its memory
+	 * within TIMEOUT took at least that long: only slower than counted.
+	 */
+	if (plain_slow == KTF_TIMEOUT)
+		plain_slow = TIMEOUT;
 	/*
 	 * About as fast as an unthrottled kill (wide margin: QEMU's vCPUs
 	 * are host threads and stall now and then) ...
@@ -475,14 +834,43 @@ static int test_throttled_victim(const char *root)
 	return KSFT_PASS;
 }
 
+/*
+ * A reap is not an OOM kill and makes no OOM victim: no OOM event in the
+ * cgroup, and no oom/mark_victim event at all in our trace, for any pid
+ * (nothing else in the test guest runs out of memory), while each of the
+ * victims had its reap queued.  Call with tracing begun with
+ * reap_oom_events.  It fails if the reap went through mark_oom_victim(),
+ * as the 2019 SS_EXPEDITE proposal did; test_trigger_oom shows that the
+ * same trace does catch the OOM killer's mark_victim.
+ */
+static int check_not_oom_victim(const char *cgroup, int victims)
+{
+	struct trace_event mv;
+	int queued = trace_find("reap_on_kill_queue", 0, NULL, 0);
+	int marked = trace_find("mark_victim", 0, &mv, 1);
+	long oom = events(cgroup, "memory.events", "oom ");
+	long oom_kill = events(cgroup, "memory.events", "oom_kill ");
+
+	if (queued == victims && !marked && !oom && !oom_kill)
+		return 0;
+	ksft_print_msg("%d reaps queued for %d victims, %d mark_victim, oom/oom_kill %ld/%ld\n",
+		       queued, victims, marked, oom, oom_kill);
+	if (marked > 0)
+		ksft_print_msg("mark_victim: %s\n", mv.fields);
+	return -1;
+}
+
 static int trigger(const char *root, int sig, enum victim_mode mode,
 		   int want_termsig)
 {
 	struct pair cg = { };
 	int ret = KSFT_FAIL, status;
 
+	if (!have_tracefs())
+		return KSFT_SKIP;
 	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1"))
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_oom_events))
 		goto out;
 	if (kill_throttled(&cg, sig, mode, 1, &status))
 		goto out;
@@ -490,12 +878,11 @@ static int trigger(const char *root, int sig, enum victim_mode mode,
 		ksft_print_msg("victim ended with status %#x\n", status);
 		goto out;
 	}
-	/* A reap is not an OOM kill, and makes no OOM victim. */
-	if (events(cg.leaf, "memory.events", "oom ") != 0 ||
-	    events(cg.leaf, "memory.events", "oom_kill ") != 0)
+	if (check_not_oom_victim(cg.leaf, 1))
 		goto out;
 	ret = KSFT_PASS;
 out:
+	trace_end();
 	pair_destroy(&cg);
 	return ret;
 }
@@ -523,8 +910,11 @@ static int test_trigger_cgroup_kill(const char *root)
 	pid_t pid[4];
 	int ret = KSFT_FAIL, i, n = 0, status;
 
+	if (!have_tracefs())
+		return KSFT_SKIP;
 	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1"))
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_oom_events))
 		goto out;
 	for (n = 0; n < 4; n++) {
 		pid[n] = spawn_victim(cg.leaf, &a);
@@ -535,7 +925,8 @@ static int test_trigger_cgroup_kill(const char *root)
 	if (cg_write(cg.leaf, "cgroup.kill", "1"))
 		goto reap;
 	if (wait_reaps(cg.leaf, 4) &&
-	    wait_mem_below(cg.leaf, MB(32), now_ns()) >= 0)
+	    wait_mem_below(cg.leaf, MB(32), now_ns()) >= 0 &&
+	    !check_not_oom_victim(cg.leaf, 4))
 		ret = KSFT_PASS;
 reap:
 	cg_write(cg.leaf, "cpu.max", "max");
@@ -544,6 +935,7 @@ reap:
 		waitpid(pid[i], &status, 0);
 	}
 out:
+	trace_end();
 	pair_destroy(&cg);
 	return ret;
 }
@@ -551,12 +943,16 @@ out:
 static int test_trigger_oom(const char *root)
 {
 	struct victim_args a = { .size = MB(64), .mode = V_PAUSE };
+	struct trace_event mv, q;
 	struct pair cg = { };
-	int ret = KSFT_FAIL, status;
+	int ret = KSFT_FAIL, status, marked;
 	pid_t pid;
 
+	if (!have_tracefs())
+		return KSFT_SKIP;
 	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1"))
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_oom_events))
 		goto out;
 	/* No swap to reclaim into, where swap exists. */
 	cg_write(cg.leaf, "memory.swap.max", "0");
@@ -566,11 +962,27 @@ static int test_trigger_oom(const char *root)
 	cg_write(cg.leaf, "cpu.max", THROTTLE);
 	/* Below usage with nothing to reclaim: the OOM killer kills it. */
 	cg_write(cg.leaf, "memory.max", "16M");
-	if (wait_reaps(cg.leaf, 1) &&
-	    events(cg.leaf, "memory.events", "oom_kill ") == 1)
-		ret = KSFT_PASS;
+	if (!wait_reaps(cg.leaf, 1) ||
+	    events(cg.leaf, "memory.events", "oom_kill ") != 1)
+		goto reap;
+	/*
+	 * The OOM killer, not the reap, made it an OOM victim: one
+	 * mark_victim, for the pid whose reap was queued.  This is the
+	 * event check_not_oom_victim() must not see after a plain kill.
+	 */
+	marked = trace_find("mark_victim", 0, &mv, 1);
+	if (marked != 1 || trace_field(&mv, "pid") != pid ||
+	    !trace_wait("reap_on_kill_queue", pid, &q, SECOND)) {
+		ksft_print_msg("victim %d: %d mark_victim events%s%s\n", pid,
+			       marked, marked > 0 ? ", first: " : "",
+			       marked > 0 ? mv.fields : "");
+		goto reap;
+	}
+	ret = KSFT_PASS;
+reap:
 	unthrottle_and_reap(cg.leaf, pid, &status);
 out:
+	trace_end();
 	pair_destroy(&cg);
 	return ret;
 }
@@ -684,50 +1096,465 @@ out:
 	return ret;
 }
 
-static int test_robust_futex(const char *root)
+/*
+ * core_pattern "|THIS_PROGRAM --core-reader FILE": the kernel runs us with
+ * the core on stdin.  Copy it slowly to FILE, so that the dump blocks on a
+ * full pipe, then create FILE.done.
+ */
+static int core_reader(const char *file)
 {
-	struct victim_args a = { .size = MB(64), .mode = V_ROBUST };
+	char buf[16384], done[PATH_MAX];
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ssize_t n;
+
+	if (fd < 0)
+		return 1;
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) > 0) {
+		if (write(fd, buf, n) != n)
+			return 1;
+		sleep_ms(5);
+	}
+	close(fd);
+	snprintf(done, sizeof(done), "%s.done", file);
+	fd = open(done, O_WRONLY | O_CREAT, 0600);
+	return fd < 0;
+}
+
+/*
+ * From the ELF header of a core being written to path: the file offset of
+ * the one PT_LOAD of exactly size bytes, its address, and the size of the
+ * whole core.  0, or -1 if the headers are not all there (yet).
+ */
+static int core_segment(const char *path, size_t size, off_t *off,
+			uintptr_t *vaddr, off_t *total)
+{
+	struct elf64_hdr eh;
+	struct elf64_phdr ph;
+	int fd, i, found = 0;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	*total = 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG)) {
+		close(fd);
+		return -1;
+	}
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
+		    sizeof(ph))
+			break;
+		if (ph.p_offset + ph.p_filesz > *total)
+			*total = ph.p_offset + ph.p_filesz;
+		if (ph.p_type == PT_LOAD && ph.p_filesz == size) {
+			*off = ph.p_offset;
+			*vaddr = ph.p_vaddr;
+			found++;
+		}
+	}
+	close(fd);
+	return i == eh.e_phnum && found == 1 ? 0 : -1;
+}
+
+/*
+ * Pages of our buffer in the first len bytes of the core at path, from off
+ * on (addresses from vaddr on), that hold the pattern: good; others: bad.
+ */
+static void core_check_pages(const char *path, off_t off, uintptr_t vaddr,
+			     off_t len, long long *good, long long *bad)
+{
+	uint64_t *page = malloc(PAGE_SIZE);
+	int fd = open(path, O_RDONLY);
+	size_t i;
+
+	*good = *bad = 0;
+	for (; fd >= 0 && page && off + PAGE_SIZE <= len;
+	     off += PAGE_SIZE, vaddr += PAGE_SIZE) {
+		if (pread(fd, page, PAGE_SIZE, off) != PAGE_SIZE)
+			break;
+		for (i = 0; i < PAGE_SIZE / sizeof(*page); i++)
+			if (page[i] != pattern_at((uint64_t *)vaddr + i))
+				break;
+		if (i == PAGE_SIZE / sizeof(*page))
+			(*good)++;
+		else if (!(*bad)++)
+			ksft_print_msg("page at %#lx in the core: word %zu is %#llx\n",
+				       (unsigned long)vaddr, i,
+				       (unsigned long long)page[i]);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(page);
+}
+
+/*
+ * SIGKILL in the middle of a slow core dump.  The throttled victim dumps
+ * core on SIGQUIT to a pipe whose reader (this program, see core_reader())
+ * is slow; once a quarter of the victim's 8 MiB buffer reached the reader,
+ * we SIGKILL the victim.  In 6.12 that interrupts the dump: the dumper sees
+ * the signal pending (dump_interrupted()) and stops writing, so the core
+ * ends early.  We assert:
+ *  - no reap is queued for the victim (no reap_on_kill_queue event) and
+ *    kill_reap stays 0: the kill path leaves a dumping process alone;
+ *  - the core was cut short (fewer bytes than its headers announce) and
+ *    the victim's status is SIGKILL without the core flag, so the kill
+ *    did land during the dump and ended it;
+ *  - every page of the buffer that reached the reader holds the pattern
+ *    (none zero, as a page reaped under the dumper would be written), and
+ *    at least the quarter we waited for did.
+ * Drop the core_state test in __reap_on_kill_queue() and the first check
+ * fails: the SIGKILL queues a reap of the dumping process.
+ */
+static int test_no_reap_coredump_killed(const char *root)
+{
+	struct victim_args a = { .size = MB(8), .mode = V_DUMP_ON_QUIT };
+	char pattern[PATH_MAX] = "", self[PATH_MAX], cp[PATH_MAX];
+	char dir[] = "/tmp/reapcoreXXXXXX", core[PATH_MAX], done[PATH_MAX];
+	off_t seg = 0, total = 0, len = 0;
+	long long end, queued, good, bad;
 	struct pair cg = { };
-	struct timespec deadline;
-	int ret = KSFT_FAIL, status, err;
-	long before;
+	int ret = KSFT_FAIL, status;
+	uintptr_t vaddr = 0;
+	struct stat st;
+	ssize_t n;
 	pid_t pid;
 
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0 || !mkdtemp(dir))
+		return KSFT_FAIL;
+	self[n] = '\0';
+	snprintf(core, sizeof(core), "%s/core", dir);
+	snprintf(done, sizeof(done), "%s/core.done", dir);
+	/* The kernel keeps 127 bytes of core_pattern. */
+	if (snprintf(cp, sizeof(cp), "|%s --core-reader %s", self, core) > 127) {
+		ksft_print_msg("core_pattern too long: %s\n", cp);
+		goto out;
+	}
+	if (read_text("/proc/sys/kernel/core_pattern", pattern,
+		      sizeof(pattern)) < 0)
+		goto out;
+	if (write_text("/proc/sys/kernel/core_pattern", cp, strlen(cp)) < 0)
+		goto out;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto restore;
+	pid = spawn_victim(cg.leaf, &a);
+	if (pid < 0)
+		goto restore;
+	if (cg_write(cg.leaf, "cpu.max", THROTTLE) || kill(pid, SIGQUIT))
+		goto reap;
+	/* Wait until a quarter of the buffer reached the reader. */
+	for (end = now_ns() + TIMEOUT; !len; sleep_ms(10)) {
+		if (now_ns() >= end) {
+			ksft_print_msg("the reader did not get a quarter of the buffer in %lld s\n",
+				       TIMEOUT / SECOND);
+			goto reap;
+		}
+		if (!stat(core, &st) &&
+		    !core_segment(core, a.size, &seg, &vaddr, &total) &&
+		    st.st_size >= seg + (off_t)a.size / 4)
+			len = st.st_size;
+	}
+	kill(pid, SIGKILL);
+	/* Give a reaper more than enough time to show up. */
+	sleep_ms(1000);
+	queued = trace_find("reap_on_kill_queue", pid, NULL, 0);
+	if (queued || events(cg.leaf, "memory.events", "kill_reap ") != 0) {
+		ksft_print_msg("SIGKILL during the dump: %lld reaps queued, kill_reap %ld\n",
+			       queued, events(cg.leaf, "memory.events", "kill_reap "));
+		goto reap;
+	}
+	if (unthrottle_and_reap(cg.leaf, pid, &status))
+		goto restore;
+	for (end = now_ns() + TIMEOUT; access(done, F_OK); sleep_ms(10))
+		if (now_ns() >= end) {
+			ksft_print_msg("the core reader did not finish\n");
+			goto restore;
+		}
+	if (stat(core, &st))
+		goto restore;
+	len = st.st_size;
+	core_check_pages(core, seg, vaddr, len < seg + (off_t)a.size ?
+			 len : seg + (off_t)a.size, &good, &bad);
+	ksft_print_msg("killed dump: %lld of %lld bytes; %zu buffer pages: %lld intact, %lld bad\n",
+		       (long long)len, (long long)total, a.size / PAGE_SIZE,
+		       good, bad);
+	ksft_print_msg("victim status %#x (want SIGKILL, no core)\n", status);
+	/* Cut short, and by the SIGKILL: no core flag in the status. */
+	if (len >= total || !WIFSIGNALED(status) ||
+	    WTERMSIG(status) != SIGKILL || WCOREDUMP(status)) {
+		ksft_print_msg("the SIGKILL did not cut the dump\n");
+		goto restore;
+	}
+	if (bad || good < (long long)a.size / 4 / PAGE_SIZE)
+		goto restore;
+	ret = KSFT_PASS;
+	goto restore;
+reap:
+	kill(pid, SIGKILL);
+	unthrottle_and_reap(cg.leaf, pid, &status);
+restore:
+	write_text("/proc/sys/kernel/core_pattern", pattern, strlen(pattern));
+	/* The reader may still be writing if we gave up early. */
+	unlink(core);
+	unlink(done);
+out:
+	trace_end();
+	rmdir(dir);
+	pair_destroy(&cg);
+	return ret;
+}
+
+/* In a process of its own: 0 if it got EOWNERDEAD, else what it got. */
+static int wait_owner_dead(pthread_mutex_t *m)
+{
+	struct timespec deadline;
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += TIMEOUT / SECOND;
+	err = pthread_mutex_timedlock(m, &deadline);
+	return err == EOWNERDEAD ? 0 : err ? err : 255;
+}
+
+static void print_waiter(int status)
+{
+	if (!WIFEXITED(status))
+		ksft_print_msg("the waiter ended with status %#x\n", status);
+	else if (WEXITSTATUS(status) == 255)
+		ksft_print_msg("the waiter got the mutex, want EOWNERDEAD\n");
+	else
+		ksft_print_msg("the waiter got %s, want EOWNERDEAD\n",
+			       strerror(WEXITSTATUS(status)));
+}
+
+/*
+ * A victim holds a process-shared robust mutex, with its robust list running
+ * through private memory, and another process waits for the mutex.  The
+ * victim spins in user space until throttled and is killed while throttled,
+ * so the reap comes before its exit path walks the list.
+ *
+ * It fails if the reap ignores the robust list (reap_keep_robust_lists()
+ * deleted: result=reaped with kept_vmas=0, and the waiter times out because
+ * the exit path faults on the reaped list), if the victim's exit path walked
+ * its list before the reap (the kernel then cleared the list pointer:
+ * kept_vmas=0), or if the reap kept everything (memory not freed).
+ */
+static int test_robust_futex(const char *root)
+{
+	struct victim_args a = { .size = MB(64), .mode = V_ROBUST,
+				 .spin = true };
+	struct trace_event fin;
+	struct pair cg = { };
+	int ret = KSFT_FAIL, status;
+	pid_t pid, waiter = -1;
+	long before;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
 	a.shared = mmap(NULL, sizeof(*a.shared), PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (a.shared == MAP_FAILED)
 		return KSFT_FAIL;
 	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1"))
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
 		goto out;
 	pid = spawn_victim(cg.leaf, &a);
 	if (pid < 0)
 		goto out;
 	before = cg_read_long(cg.leaf, "memory.current");
-	cg_write(cg.leaf, "cpu.max", THROTTLE);
-	/* Used up its quota: its exit path runs only after the reap. */
-	sleep_ms(200);
-	kill(pid, SIGKILL);
-	/* The mutexes' VMAs were kept; the big buffer went early. */
-	if (!wait_reaps(cg.leaf, 1) ||
-	    wait_mem_below(cg.leaf, before / 2, now_ns()) < 0)
+	waiter = fork();
+	if (waiter == 0)
+		_exit(wait_owner_dead(a.shared));
+	if (waiter < 0 || !wait_sleeping(waiter) ||
+	    kill_when_throttled(cg.leaf, pid) ||
+	    !trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND))
 		goto reap;
-
-	/* Now the exit path must still get through the private mutex. */
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += 30;
-	err = pthread_mutex_timedlock(a.shared, &deadline);
-	if (err != EOWNERDEAD) {
-		ksft_print_msg("waiter got %s, want EOWNERDEAD\n", strerror(err));
+	ksft_print_msg("robust futex reap: %s\n", fin.fields);
+	if (!trace_is(&fin, "result", "partial") ||
+	    trace_field(&fin, "kept_vmas") < 1) {
+		ksft_print_msg("want result=partial with kept_vmas > 0\n");
 		goto reap;
 	}
-	pthread_mutex_consistent(a.shared);
-	pthread_mutex_unlock(a.shared);
+	/* The mutexes' VMAs were kept; the big buffer went. */
+	if (wait_mem_below(cg.leaf, before / 2, now_ns()) < 0) {
+		ksft_print_msg("memory.current %ld, was %ld before the kill\n",
+			       cg_read_long(cg.leaf, "memory.current"), before);
+		goto reap;
+	}
+	/* Now the exit path must still get through the private mutex. */
+	cg_write(cg.leaf, "cpu.max", "max");
+	if (!waitpid_timeout(waiter, &status, TIMEOUT + 10 * SECOND)) {
+		ksft_print_msg("the waiter is still blocked\n");
+		waiter = -1;
+		goto reap;
+	}
+	waiter = -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		print_waiter(status);
+		goto reap;
+	}
 	ret = KSFT_PASS;
 reap:
+	if (waiter > 0) {
+		kill(waiter, SIGKILL);
+		waitpid(waiter, &status, 0);
+	}
+	kill(pid, SIGKILL);
 	unthrottle_and_reap(cg.leaf, pid, &status);
 out:
+	trace_end();
 	munmap(a.shared, sizeof(*a.shared));
+	pair_destroy(&cg);
+	return ret;
+}
+
+/* A program next to this one, e.g. the 32-bit reap_robust32. */
+static int sibling_path(char *buf, size_t size, const char *name)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return snprintf(buf, size, "%s/%s", self, name) < size ? 0 : -1;
+}
+
+/*
+ * Run "reap_robust32 MODE ..." in a child, in cgroup if not NULL; the child
+ * exits 126 if the kernel cannot run 32-bit programs.
+ */
+static pid_t spawn_robust32(const char *cgroup, const char *helper,
+			    const char *mode, int memfd, int ready)
+{
+	char memfd_s[16], ready_s[16];
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	if (cgroup && cg_enter_current(cgroup))
+		_exit(125);
+	snprintf(memfd_s, sizeof(memfd_s), "%d", memfd);
+	snprintf(ready_s, sizeof(ready_s), "%d", ready);
+	if (!strcmp(mode, "hold"))
+		execl(helper, helper, mode, memfd_s, "64", ready_s, (char *)NULL);
+	else if (!strcmp(mode, "wait"))
+		execl(helper, helper, mode, memfd_s, (char *)NULL);
+	else
+		execl(helper, helper, mode, (char *)NULL);
+	_exit(errno == ENOEXEC ? 126 : 127);
+}
+
+/*
+ * The same as test_robust_futex with a 32-bit victim and waiter: a compat
+ * robust list, which reap_keep_robust_lists() does not read, so the whole
+ * address space must stay (result=robust_list_unreadable, nothing freed,
+ * no kill_reap), and the waiter must see the exit path mark the mutex
+ * FUTEX_OWNER_DIED (glibc's EOWNERDEAD; see reap_robust32.c for why it
+ * does not go through glibc).
+ *
+ * It fails if compat lists are not recognized: the 64-bit list pointer of a
+ * 32-bit task is NULL, so everything would be reaped (result=reaped, freed
+ * > 0) and the waiter would time out, the exit path faulting on the list.
+ */
+static int test_robust_futex_compat(const char *root)
+{
+	char helper[PATH_MAX];
+	int ret = KSFT_FAIL, status, memfd = -1, ready[2] = { -1, -1 };
+	struct trace_event fin;
+	struct pair cg = { };
+	pid_t pid = -1, waiter = -1;
+	char c;
+
+	if (sibling_path(helper, sizeof(helper), "reap_robust32"))
+		return KSFT_FAIL;
+	if (access(helper, X_OK)) {
+		ksft_print_msg("gcc-multilib missing: 32-bit helper not built (%s)\n",
+			       helper);
+		return KSFT_SKIP;
+	}
+	pid = spawn_robust32(NULL, helper, "probe", -1, -1);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return KSFT_FAIL;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 126) {
+		ksft_print_msg("this kernel cannot run 32-bit programs (CONFIG_IA32_EMULATION)\n");
+		return KSFT_SKIP;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		ksft_print_msg("%s probe: status %#x\n", helper, status);
+		return KSFT_FAIL;
+	}
+	if (!have_tracefs())
+		return KSFT_SKIP;
+
+	memfd = memfd_create("reap_robust32", 0);
+	if (memfd < 0 || ftruncate(memfd, PAGE_SIZE) || pipe(ready))
+		goto out;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	pid = spawn_robust32(cg.leaf, helper, "hold", memfd, ready[1]);
+	if (pid < 0)
+		goto out;
+	close(ready[1]);
+	ready[1] = -1;
+	if (read(ready[0], &c, 1) != 1) {
+		ksft_print_msg("the 32-bit victim did not start\n");
+		goto reap;
+	}
+	waiter = spawn_robust32(NULL, helper, "wait", memfd, -1);
+	if (waiter < 0 || !wait_sleeping(waiter) ||
+	    kill_when_throttled(cg.leaf, pid) ||
+	    !trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND))
+		goto reap;
+	ksft_print_msg("compat robust futex reap: %s\n", fin.fields);
+	if (!trace_is(&fin, "result", "robust_list_unreadable") ||
+	    trace_field(&fin, "freed") != 0) {
+		ksft_print_msg("want result=robust_list_unreadable, freed=0kB\n");
+		goto reap;
+	}
+	if (events(cg.leaf, "memory.events", "kill_reap ") != 0) {
+		ksft_print_msg("kill_reap counted a reap that freed nothing\n");
+		goto reap;
+	}
+	cg_write(cg.leaf, "cpu.max", "max");
+	if (!waitpid_timeout(waiter, &status, 150 * SECOND)) {
+		ksft_print_msg("the waiter is still blocked\n");
+		waiter = -1;
+		goto reap;
+	}
+	waiter = -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		print_waiter(status);
+		goto reap;
+	}
+	ret = KSFT_PASS;
+reap:
+	if (waiter > 0) {
+		kill(waiter, SIGKILL);
+		waitpid(waiter, &status, 0);
+	}
+	kill(pid, SIGKILL);
+	unthrottle_and_reap(cg.leaf, pid, &status);
+out:
+	trace_end();
+	if (memfd >= 0)
+		close(memfd);
+	if (ready[0] >= 0)
+		close(ready[0]);
+	if (ready[1] >= 0)
+		close(ready[1]);
 	pair_destroy(&cg);
 	return ret;
 }
@@ -792,6 +1619,14 @@ out:
 	return ret;
 }
 
+/* One read that started after the kill: when, and whether it succeeded. */
+struct read_rec {
+	long long t;
+	bool good;
+};
+
+#define READ_LOG	65536
+
 struct reader {
 	pid_t pid;
 	uint64_t *base;
@@ -800,7 +1635,30 @@ struct reader {
 	bool *stop;
 	long good, errors, garbage;
 	int first_errno;
+	long long *kill_ns;	/* if set: log reads started after it */
+	struct read_rec *log;	/* READ_LOG entries */
+	int nlog;
 };
+
+static void log_read(struct reader *r, long long t, bool good)
+{
+	long long k = r->kill_ns ? __atomic_load_n(r->kill_ns, __ATOMIC_ACQUIRE) : 0;
+
+	if (k && t >= k && r->log && r->nlog < READ_LOG)
+		r->log[r->nlog++] = (struct read_rec){ t, good };
+}
+
+/* Reads of r that started in [from, to]: good ones, failed ones. */
+static void reads_between(const struct reader *r, long long from,
+			  long long to, long *good, long *failed)
+{
+	int i;
+
+	*good = *failed = 0;
+	for (i = 0; i < r->nlog; i++)
+		if (r->log[i].t >= from && r->log[i].t <= to)
+			(*(r->log[i].good ? good : failed))++;
+}
 
 static void *reader_fn(void *arg)
 {
@@ -819,6 +1677,7 @@ static void *reader_fn(void *arg)
 		uint64_t *remote = (uint64_t *)((char *)r->base + off);
 		struct iovec local = { chunk, sizeof(chunk) };
 		struct iovec rem = { remote, sizeof(chunk) };
+		long long t = now_ns();
 		ssize_t n;
 		size_t i;
 
@@ -829,36 +1688,61 @@ static void *reader_fn(void *arg)
 		if (n != sizeof(chunk)) {
 			if (!r->errors++)
 				r->first_errno = errno;
+			log_read(r, t, false);
 			continue;
 		}
 		for (i = 0; i < ARRAY_SIZE(chunk); i++)
 			if (chunk[i] != pattern_at(&remote[i]))
 				break;
-		if (i < ARRAY_SIZE(chunk))
+		if (i < ARRAY_SIZE(chunk)) {
 			r->garbage++;
-		else
+		} else {
 			r->good++;
+			log_read(r, t, true);
+		}
 	}
 	if (fd >= 0)
 		close(fd);
 	return NULL;
 }
 
+/*
+ * process_vm_readv() and /proc/pid/mem readers of the victim's pattern, all
+ * along: before the kill, while the reap runs, and after it.  No read may
+ * return anything but the pattern; reads that started after the kill took
+ * effect (the reap_on_kill_queue event, recorded inside kill(), checked to
+ * lie between kill()'s call and return on CLOCK_MONOTONIC) and before the
+ * reap_on_kill_finish event was recorded must include good ones (pages not
+ * reaped yet) and failed ones (MMF_UNSTABLE: a reaped page faults instead
+ * of reading as zero).
+ *
+ * It fails if a reaped page reads back as zeroes (garbage), if readers were
+ * shut out during the whole reap (mmap_lock held for writing: no good read
+ * in the window), or if the reap were done before kill() returned, or
+ * reads failed only once it ended (no failed read in the window).
+ */
 static int test_remote_readers(const char *root)
 {
-	struct victim_args a = { .size = MB(128), .mode = V_PATTERN };
+	struct victim_args a = { .size = MB(128), .mode = V_PATTERN,
+				 .spin = true };
+	long in_good[2], in_failed[2];
+	long long t_sent = 0, t_returned, t_queued, t_fin;
+	struct trace_event q, fin;
 	struct reader r[2] = { };
 	struct pair cg = { };
 	bool stop = false;
 	pthread_t th[2];
-	int ret = KSFT_FAIL, status, i;
+	int ret = KSFT_FAIL, status, i, nth = 0;
 	uint64_t *base = NULL;
 	char maps[4096], line[256];
 	FILE *f;
 	pid_t pid;
 
+	if (!have_tracefs())
+		return KSFT_SKIP;
 	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1"))
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
 		goto out;
 	pid = spawn_victim(cg.leaf, &a);
 	if (pid < 0)
@@ -880,31 +1764,1402 @@ static int test_remote_readers(const char *root)
 	for (i = 0; i < 2; i++) {
 		r[i] = (struct reader){ .pid = pid, .base = base,
 					.size = MB(128), .proc_mem = i,
-					.stop = &stop };
-		pthread_create(&th[i], NULL, reader_fn, &r[i]);
+					.stop = &stop, .kill_ns = &t_sent,
+					.log = calloc(READ_LOG, sizeof(*r[i].log)) };
+		if (!r[i].log || pthread_create(&th[i], NULL, reader_fn, &r[i]))
+			goto stop;
+		nth++;
 	}
 	sleep_ms(200);
-	cg_write(cg.leaf, "cpu.max", THROTTLE);
-	kill(pid, SIGKILL);
-	wait_reaps(cg.leaf, 1);
-	sleep_ms(300);
+	if (kill_when_throttled_at(cg.leaf, pid, &t_sent))
+		goto stop;
+	t_returned = now_ns();
+	/*
+	 * Leave the CPUs to the readers and the reap worker: the events
+	 * carry their times, so they can be read afterwards.
+	 */
+	sleep_ms(500);
+	if (!trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND) ||
+	    !trace_wait("reap_on_kill_queue", pid, &q, SECOND))
+		goto stop;
+	t_queued = q.ts;
+	t_fin = fin.ts;
 	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < nth; i++)
 		pthread_join(th[i], NULL);
+	nth = 0;
 	ksft_print_msg("readers: process_vm_readv %ld good %ld errors (first: %s), ",
 		       r[0].good, r[0].errors, strerror(r[0].first_errno));
 	printf("/proc/pid/mem %ld good %ld errors (first: %s), %ld garbage\n",
 	       r[1].good, r[1].errors, strerror(r[1].first_errno),
 	       r[0].garbage + r[1].garbage);
+	for (i = 0; i < 2; i++)
+		reads_between(&r[i], t_queued, t_fin, &in_good[i], &in_failed[i]);
+	ksft_print_msg("readers: kill() took %lld us; reap queued to finished %lld us, %s\n",
+		       (t_returned - t_sent) / 1000, (t_fin - t_queued) / 1000,
+		       fin.fields);
+	ksft_print_msg("readers: in it, process_vm_readv %ld good %ld failed, %s %ld/%ld\n",
+		       in_good[0], in_failed[0], "/proc/pid/mem good/failed", in_good[1],
+		       in_failed[1]);
 	if (r[0].garbage || r[1].garbage || !r[0].good || !r[1].good)
 		goto kill;
+	if (t_queued < t_sent || t_queued > t_returned) {
+		ksft_print_msg("trace clock is not CLOCK_MONOTONIC: reap queued at %lld us\n",
+			       (t_queued - t_sent) / 1000);
+		ksft_print_msg("from the kill() call, which returned at %lld us\n",
+			       (t_returned - t_sent) / 1000);
+		goto kill;
+	}
+	if (!in_good[0] && !in_good[1]) {
+		ksft_print_msg("no good read between the kill and the end of the reap\n");
+		goto kill;
+	}
+	if (!in_failed[0] && !in_failed[1]) {
+		ksft_print_msg("no failed read between the kill and the end of the reap\n");
+		goto kill;
+	}
 	if (events(cg.leaf, "memory.events", "kill_reap ") != 1)
 		goto kill;
 	ret = KSFT_PASS;
+	goto kill;
+stop:
+	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+	for (i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
 kill:
 	kill(pid, SIGKILL);
 	unthrottle_and_reap(cg.leaf, pid, &status);
 out:
+	for (i = 0; i < 2; i++)
+		free(r[i].log);
+	trace_end();
+	pair_destroy(&cg);
+	return ret;
+}
+
+/*
+ * Memory in less common states and kills in less common places: a victim
+ * backed by transparent huge pages, one partly swapped out, memory shared
+ * with a process that lives on, a SIGKILL to a process already in
+ * exit_group(), an address space kept alive past exit_mm() by a reader,
+ * a victim migrated between the kill and the reap, and memory.oom.group.
+ */
+
+/* cpu.max 0.1%: a victim throttled here gets 1 ms of CPU per second. */
+#define CRAWL		"1000 1000000"
+
+/*
+ * Fork a child into @cgroup that runs @fn(fd, @arg); @fn writes one word
+ * to fd when it is ready (an address the parent needs, or anything), which
+ * is returned in @word.
+ */
+static pid_t spawn_child(const char *cgroup, void (*fn)(int fd, void *arg),
+			 void *arg, uintptr_t *word)
+{
+	uintptr_t w;
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		if (cg_enter_current(cgroup))
+			_exit(1);
+		fn(p[1], arg);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &w, sizeof(w)) != sizeof(w)) {
+		ksft_print_msg("a child in %s failed to start\n", cgroup);
+		close(p[0]);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	close(p[0]);
+	if (word)
+		*word = w;
+	return pid;
+}
+
+static void child_ready(int fd, uintptr_t word)
+{
+	if (write(fd, &word, sizeof(word)) != sizeof(word))
+		_exit(3);
+	close(fd);
+}
+
+/* Stay runnable in user space, so that cpu.max throttles us. */
+static void spin(void)
+{
+	for (;;)
+		__asm__ __volatile__("" ::: "memory");
+}
+
+static char *map_anon(size_t size)
+{
+	char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED)
+		_exit(2);
+	/* Base pages, unless a test asks for huge ones. */
+	madvise(buf, size, MADV_NOHUGEPAGE);
+	return buf;
+}
+
+/* Whether pid has not exited yet; a zombie is left for waitpid(). */
+static bool not_exited(pid_t pid)
+{
+	siginfo_t si = { };
+
+	if (waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT))
+		return false;
+	return si.si_pid == 0;
+}
+
+/* The state letter in /proc/pid/stat ('Z' for a zombie), or 0. */
+static char proc_state(pid_t pid)
+{
+	char buf[512], *p;
+
+	if (proc_read_text(pid, false, "stat", buf, sizeof(buf)) < 0)
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static long cpu_usage_us(const char *cgroup)
+{
+	return cg_read_key_long(cgroup, "cpu.stat", "usage_usec ");
+}
+
+/*
+ * Set @cgroup, whose processes spin, to cpu.max 0.1% and wait until it is
+ * throttled: none of its processes runs again for most of a second.
+ * Returns its usage_usec then, or -1.
+ */
+static long crawl_until_throttled(const char *cgroup)
+{
+	long long end = now_ns() + 10 * SECOND;
+	long before;
+
+	if (cg_write(cgroup, "cpu.max", CRAWL))
+		return -1;
+	before = cg_read_key_long(cgroup, "cpu.stat", "nr_throttled ");
+	while (now_ns() < end) {
+		if (cg_read_key_long(cgroup, "cpu.stat", "nr_throttled ") > before)
+			return cpu_usage_us(cgroup);
+		usleep(200);
+	}
+	ksft_print_msg("cpu.stat: nr_throttled stayed at %ld for 10 s\n", before);
+	return -1;
+}
+
+/*
+ * Like kill_when_throttled(), at cpu.max 0.1%: the victim, killed while
+ * throttled, gets no CPU for most of a second.  Its cgroup's usage_usec
+ * at the kill goes to @usage, for ran_since().
+ */
+static int kill_crawling(const char *cgroup, pid_t pid, long *usage)
+{
+	*usage = crawl_until_throttled(cgroup);
+	return *usage < 0 ? -1 : kill(pid, SIGKILL);
+}
+
+/*
+ * Did the throttled victim of @cgroup get the CPU since kill_crawling()?
+ * If it did not, its own exit path freed nothing: the reap did.
+ */
+static bool ran_since(const char *cgroup, long usage)
+{
+	long ran = cpu_usage_us(cgroup) - usage;
+
+	if (ran < 200)
+		return false;
+	ksft_print_msg("the victim ran %ld us after the kill: it may have freed it\n",
+		       ran);
+	return true;
+}
+
+/* ns from t0 until @file of @cgroup reads below @limit, or -1 after @timeout. */
+static long long wait_below(const char *cgroup, const char *file, long limit,
+			    long long t0, long long timeout)
+{
+	while (now_ns() < t0 + timeout) {
+		long cur = cg_read_long(cgroup, file);
+
+		if (cur >= 0 && cur < limit)
+			return now_ns() - t0;
+		usleep(500);
+	}
+	ksft_print_msg("%s/%s stayed at %ld, limit %ld\n", cgroup, file,
+		       cg_read_long(cgroup, file), limit);
+	return -1;
+}
+
+/* Wait up to 10 s for @key in @file of @cgroup to read 0. */
+static bool wait_key_zero(const char *cgroup, const char *file,
+			  const char *key)
+{
+	long long end = now_ns() + 10 * SECOND;
+	long val;
+
+	do {
+		val = cg_read_key_long(cgroup, file, key);
+		if (!val)
+			return true;
+		usleep(1000);
+	} while (now_ns() < end);
+	ksft_print_msg("%s: %s%ld for 10 s\n", file, key, val);
+	return false;
+}
+
+/* The victim's reap_on_kill_finish: result=reaped, and freed >= @min_kb. */
+static bool reaped_at_least(pid_t pid, long long min_kb,
+			    struct trace_event *fin)
+{
+	if (!trace_wait("reap_on_kill_finish", pid, fin, 10 * SECOND))
+		return false;
+	if (trace_is(fin, "result", "reaped") &&
+	    trace_field(fin, "freed") >= min_kb)
+		return true;
+	ksft_print_msg("reap_on_kill_finish: %s; want result=reaped, freed >= %lld kB\n",
+		       fin->fields, min_kb);
+	return false;
+}
+
+#define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
+
+static void thp_victim(int fd, void *arg)
+{
+	size_t size = *(size_t *)arg;
+	char *raw, *buf;
+
+	raw = map_anon(size + MB(2));
+	buf = (char *)(((uintptr_t)raw + MB(2) - 1) & ~((uintptr_t)MB(2) - 1));
+	if (madvise(buf, size, MADV_HUGEPAGE))
+		_exit(2);
+	memset(buf, 0x5a, size);
+	child_ready(fd, (uintptr_t)buf);
+	spin();
+}
+
+/* AnonHugePages of pid in kB, or -1. */
+static long anon_huge_kb(pid_t pid)
+{
+	char buf[4096], *p;
+
+	if (proc_read_text(pid, false, "smaps_rollup", buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "AnonHugePages:");
+	return p ? strtol(p + strlen("AnonHugePages:"), NULL, 10) : -1;
+}
+
+/*
+ * A victim whose buffer is PMD-mapped transparent huge pages.  Fails if
+ * the reap leaves huge PMDs alone (zap_huge_pmd() not reached, or a split
+ * that keeps the pages): the finish event's freed would fall short, and
+ * memory.current would stay up until the victim, at 1 ms per second, ran
+ * its own exit, which ran_since() reports.
+ */
+static int test_thp_victim(const char *root)
+{
+	size_t size = MB(64);
+	struct trace_event fin;
+	struct pair cg = { };
+	int ret = KSFT_FAIL, status;
+	long huge, usage;
+	long long t;
+	char buf[128];
+	pid_t pid = -1;
+
+	if (read_text(THP_ENABLED, buf, sizeof(buf)) < 0 ||
+	    (!strstr(buf, "[always]") && !strstr(buf, "[madvise]"))) {
+		ksft_print_msg("THP is off for MADV_HUGEPAGE: %s\n", buf);
+		return KSFT_SKIP;
+	}
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	pid = spawn_child(cg.leaf, thp_victim, &size, NULL);
+	if (pid < 0)
+		goto out;
+	huge = anon_huge_kb(pid);
+	if (huge <= 0) {
+		ksft_print_msg("the victim got no huge page (AnonHugePages: %ld kB)\n",
+			       huge);
+		ret = KSFT_SKIP;
+		goto out;
+	}
+	if (kill_crawling(cg.leaf, pid, &usage) ||
+	    !reaped_at_least(pid, huge * 3 / 4, &fin))
+		goto out;
+	t = wait_below(cg.leaf, "memory.current", MB(16), now_ns(), 10 * SECOND);
+	if (t < 0 || ran_since(cg.leaf, usage))
+		goto out;
+	ksft_print_msg("THP: %ld kB in huge pages; the reap freed %lld kB in %lld us\n",
+		       huge, trace_field(&fin, "freed"),
+		       trace_field(&fin, "duration_ns") / 1000);
+	ksft_print_msg("THP: memory.current < 16 MiB %lld ms after the reap\n",
+		       t / 1000000);
+	if (events(cg.leaf, "memory.events", "kill_reap ") != 1)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		unthrottle_and_reap(cg.leaf, pid, &status);
+	}
+	trace_end();
+	pair_destroy(&cg);
+	return ret;
+}
+
+#define SWAPFILE	"reap_on_kill.swap"
+
+/* A swap file of @size, with the header mkswap(8) writes, in the cwd. */
+static int make_swapfile(size_t size)
+{
+	const size_t chunk = MB(1);
+	char *buf = calloc(1, chunk);
+	uint32_t *info;
+	size_t done;
+	int fd, ret = -1;
+
+	fd = open(SWAPFILE, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || !buf)
+		goto out;
+	/* Written out: swapon() refuses files with holes. */
+	for (done = 0; done < size; done += chunk)
+		if (write(fd, buf, chunk) != chunk)
+			goto out;
+	/* union swap_header: version 1, last_page, no bad pages, magic. */
+	info = (uint32_t *)(buf + 1024);
+	info[0] = 1;
+	info[1] = size / PAGE_SIZE - 1;
+	memcpy(buf + PAGE_SIZE - 10, "SWAPSPACE2", 10);
+	if (pwrite(fd, buf, PAGE_SIZE, 0) == PAGE_SIZE && !fsync(fd))
+		ret = 0;
+out:
+	if (ret)
+		ksft_print_msg("cannot write %s in the current directory: %s\n",
+			       SWAPFILE, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ret;
+}
+
+static void swap_victim(int fd, void *arg)
+{
+	size_t size = *(size_t *)arg;
+	char *buf = map_anon(size);
+
+	memset(buf, 0x5a, size);
+	if (madvise(buf + size / 2, size / 2, MADV_PAGEOUT))
+		_exit(2);
+	child_ready(fd, 0);
+	spin();
+}
+
+/*
+ * A victim with half of its memory in swap.  The reap zaps swap PTEs as
+ * well: unmap_page_range() with no zap_details frees swap entries
+ * (zap_nonpresent_ptes(): should_zap_cows(NULL) is true, then
+ * free_swap_and_cache_nr()), and with them any swap cache folio left, so
+ * memory.swap.current falls along with memory.current.  The per-CPU swap
+ * slot cache may hold back up to 64 freed entries per CPU before they are
+ * uncharged, hence the 2 MiB slack.
+ * Fails if the reap left swap entries to the victim's exit path, which
+ * at 1 ms of CPU per second comes too late (ran_since()).
+ */
+static int test_swapped_victim(const char *root)
+{
+	size_t size = MB(64);
+	long swapped, cached, resident, usage;
+	long long t0, tmem, tswap;
+	struct trace_event fin;
+	struct pair cg = { };
+	int ret = KSFT_FAIL, status;
+	bool swap_on = false;
+	pid_t pid = -1;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (make_swapfile(MB(96)))
+		goto out;
+	if (swapon(SWAPFILE, 0)) {
+		ksft_print_msg("swapon %s: %s\n", SWAPFILE, strerror(errno));
+		ret = KSFT_SKIP;
+		goto out;
+	}
+	swap_on = true;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	pid = spawn_child(cg.leaf, swap_victim, &size, NULL);
+	if (pid < 0)
+		goto out;
+	/*
+	 * MADV_PAGEOUT leaves the folios in the swap cache until writeback
+	 * ends; reclaim drops them then, and the reap meets swap entries
+	 * without a folio, as with memory swapped out long ago.  What is
+	 * still cached (or under writeback: not freed at once) is reported.
+	 */
+	if (!wait_key_zero(cg.leaf, "memory.stat", "file_writeback "))
+		goto out;
+	cached = cg_read_key_long(cg.leaf, "memory.stat", "swapcached ");
+	cg_write_numeric(cg.leaf, "memory.reclaim", cached);
+	if (!wait_key_zero(cg.leaf, "memory.stat", "file_writeback "))
+		goto out;
+	cached = cg_read_key_long(cg.leaf, "memory.stat", "swapcached ");
+	swapped = cg_read_long(cg.leaf, "memory.swap.current");
+	resident = cg_read_long(cg.leaf, "memory.current");
+	if (swapped < (long)size / 4 || resident < (long)size / 8) {
+		ksft_print_msg("half paged out: memory.swap.current %ld, memory.current %ld\n",
+			       swapped, resident);
+		goto out;
+	}
+	if (kill_crawling(cg.leaf, pid, &usage) ||
+	    !reaped_at_least(pid, resident / 1024 / 2, &fin))
+		goto out;
+	t0 = now_ns();
+	tmem = wait_below(cg.leaf, "memory.current", MB(16), t0, 5 * SECOND);
+	tswap = wait_below(cg.leaf, "memory.swap.current", MB(2), t0,
+			   5 * SECOND);
+	if (tmem < 0 || tswap < 0 || ran_since(cg.leaf, usage))
+		goto out;
+	ksft_print_msg("swap: %ld kB swapped out (%ld kB cached), %ld kB resident\n",
+		       swapped / 1024, cached / 1024, resident / 1024);
+	ksft_print_msg("swap: the reap freed %lld kB resident; %ld kB swap left\n",
+		       trace_field(&fin, "freed"),
+		       cg_read_long(cg.leaf, "memory.swap.current") / 1024);
+	if (events(cg.leaf, "memory.events", "kill_reap ") != 1)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		unthrottle_and_reap(cg.leaf, pid, &status);
+	}
+	trace_end();
+	pair_destroy(&cg);
+	if (swap_on && swapoff(SWAPFILE)) {
+		ksft_print_msg("swapoff %s: %s\n", SWAPFILE, strerror(errno));
+		ret = KSFT_FAIL;
+	}
+	unlink(SWAPFILE);
+	return ret;
+}
+
+#define SHAREDFILE	"reap_on_kill.shared"
+
+/* MAP_SHARED memory of three kinds, each half written by the victim. */
+struct shared_maps {
+	uint64_t *map[3];	/* MAP_SHARED|MAP_ANONYMOUS, memfd, file */
+	size_t size;		/* of each */
+	size_t priv;		/* the victim's own private memory */
+	int ask, answer;	/* the survivor's pipes */
+};
+
+static const char * const shared_kind[] = {
+	"MAP_SHARED|MAP_ANONYMOUS", "memfd", "file",
+};
+
+/* Index of the first word of buf that does not hold its pattern, or -1. */
+static long bad_word(const uint64_t *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < size / sizeof(*buf); i++)
+		if (buf[i] != pattern_at(&buf[i]))
+			return i;
+	return -1;
+}
+
+static void shared_victim(int fd, void *arg)
+{
+	struct shared_maps *s = arg;
+	size_t half = s->size / 2;
+	char *priv = map_anon(s->priv);
+	int i;
+
+	memset(priv, 0x5a, s->priv);
+	for (i = 0; i < 3; i++)
+		fill_pattern(s->map[i] + half / sizeof(uint64_t), half);
+	child_ready(fd, 0);
+	spin();
+}
+
+/* Lives on in the victim's cgroup; checks all three when asked. */
+static void shared_survivor(int fd, void *arg)
+{
+	struct shared_maps *s = arg;
+	long bad[3];
+	char c;
+	int i;
+
+	child_ready(fd, 0);
+	if (read(s->ask, &c, 1) != 1)
+		_exit(2);
+	for (i = 0; i < 3; i++)
+		bad[i] = bad_word(s->map[i], s->size);
+	if (write(s->answer, bad, sizeof(bad)) != sizeof(bad))
+		_exit(3);
+	_exit(0);
+}
+
+/* The file as on disk, read with O_DIRECT past the page cache. */
+static int check_file_on_disk(const uint64_t *was_at, size_t size)
+{
+	uint64_t *buf = NULL;
+	ssize_t n = -1;
+	size_t i;
+	int fd;
+
+	fd = open(SHAREDFILE, O_RDONLY | O_DIRECT);
+	if (fd >= 0 && !posix_memalign((void **)&buf, PAGE_SIZE, size))
+		n = pread(fd, buf, size, 0);
+	if (n != (ssize_t)size) {
+		ksft_print_msg("O_DIRECT read of %s: %zd bytes (%s)\n",
+			       SHAREDFILE, n, strerror(errno));
+		n = -1;
+		goto out;
+	}
+	for (i = 0; i < size / sizeof(*buf); i++)
+		if (buf[i] != pattern_at(&was_at[i])) {
+			ksft_print_msg("%s on disk differs at word %zu\n",
+				       SHAREDFILE, i);
+			n = -1;
+			break;
+		}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return n < 0 ? -1 : 0;
+}
+
+/*
+ * A survivor in the same covered cgroup, never killed, shares three kinds
+ * of MAP_SHARED memory with the victim: shmem behind MAP_ANONYMOUS, a
+ * memfd, and a file on the scratch disk.  We fill the first half of each
+ * (so the pages are charged to us, not to the victim), the victim the
+ * second half.  After the victim is reaped, the survivor's and our view
+ * of all three hold the whole pattern, and so does the file on disk.
+ *
+ * oom_reap_vma() skips VM_SHARED mappings that are not vma_is_anonymous()
+ * (all three here: shared anonymous memory is shmem).  Fails if the reap
+ * dropped or freed pages the survivor still maps, or lost the victim's
+ * writes to the file; also if it took the sharing of memory for sharing
+ * of the address space and reaped nothing (result=shared, no kill_reap).
+ */
+static int test_shared_survivor(const char *root)
+{
+	struct shared_maps s = { .size = MB(8), .priv = MB(32) };
+	int ret = KSFT_FAIL, status, i, memfd = -1, filefd = -1;
+	int ask[2] = { -1, -1 }, answer[2] = { -1, -1 };
+	const uint64_t *file_was_at = NULL;
+	pid_t pid = -1, survivor = -1;
+	size_t half = s.size / 2;
+	struct trace_event fin;
+	struct pair cg = { };
+	long bad[3];
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	memfd = memfd_create("reap_on_kill", 0);
+	filefd = open(SHAREDFILE, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (memfd < 0 || filefd < 0 || ftruncate(memfd, s.size) ||
+	    ftruncate(filefd, s.size) || pipe(ask) || pipe(answer)) {
+		ksft_print_msg("cannot set up the shared memory: %s\n",
+			       strerror(errno));
+		goto out;
+	}
+	s.map[0] = mmap(NULL, s.size, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	s.map[1] = mmap(NULL, s.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			memfd, 0);
+	s.map[2] = mmap(NULL, s.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			filefd, 0);
+	for (i = 0; i < 3; i++) {
+		if (s.map[i] == MAP_FAILED) {
+			ksft_print_msg("mmap %s: %s\n", shared_kind[i],
+				       strerror(errno));
+			goto out;
+		}
+		fill_pattern(s.map[i], half);
+		memset((char *)s.map[i] + half, 0, half);
+	}
+	file_was_at = s.map[2];
+	s.ask = ask[0];
+	s.answer = answer[1];
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	survivor = spawn_child(cg.leaf, shared_survivor, &s, NULL);
+	pid = spawn_child(cg.leaf, shared_victim, &s, NULL);
+	if (survivor < 0 || pid < 0)
+		goto out;
+	for (i = 0; i < 3; i++)
+		if (bad_word(s.map[i], s.size) >= 0) {
+			ksft_print_msg("the victim did not fill the %s memory\n",
+				       shared_kind[i]);
+			goto out;
+		}
+	if (kill_when_throttled(cg.leaf, pid) ||
+	    !reaped_at_least(pid, s.priv / 1024 * 3 / 4, &fin) ||
+	    !wait_reaps(cg.leaf, 1) ||
+	    wait_below(cg.leaf, "memory.current", MB(8), now_ns(),
+		       10 * SECOND) < 0)
+		goto out;
+	/* The victim is reaped but has not run its exit yet. */
+	if (write(ask[1], "?", 1) != 1 ||
+	    read(answer[0], bad, sizeof(bad)) != sizeof(bad)) {
+		ksft_print_msg("no answer from the survivor\n");
+		goto out;
+	}
+	for (i = 0; i < 3; i++) {
+		long ours = bad_word(s.map[i], s.size);
+
+		if (bad[i] >= 0 || ours >= 0) {
+			ksft_print_msg("%s: bad word at %ld for the survivor, %ld for us\n",
+				       shared_kind[i], bad[i], ours);
+			goto out;
+		}
+	}
+	if (unthrottle_and_reap(cg.leaf, pid, &status) ||
+	    waitpid(survivor, &status, 0) != survivor)
+		goto out;
+	pid = -1;
+	survivor = -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		ksft_print_msg("the survivor ended with status %#x\n", status);
+		goto out;
+	}
+	/* Write back and drop our mapping too, then read the disk. */
+	if (msync(s.map[2], s.size, MS_SYNC) || munmap(s.map[2], s.size) ||
+	    fsync(filefd)) {
+		ksft_print_msg("writing %s back: %s\n", SHAREDFILE,
+			       strerror(errno));
+		goto out;
+	}
+	s.map[2] = MAP_FAILED;
+	if (check_file_on_disk(file_was_at, s.size))
+		goto out;
+	ret = KSFT_PASS;
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		unthrottle_and_reap(cg.leaf, pid, &status);
+	}
+	if (survivor > 0) {
+		kill(survivor, SIGKILL);
+		waitpid(survivor, &status, 0);
+	}
+	trace_end();
+	pair_destroy(&cg);
+	for (i = 0; i < 3; i++)
+		if (s.map[i] && s.map[i] != MAP_FAILED)
+			munmap(s.map[i], s.size);
+	for (i = 0; i < 2; i++) {
+		if (ask[i] >= 0)
+			close(ask[i]);
+		if (answer[i] >= 0)
+			close(answer[i]);
+	}
+	if (memfd >= 0)
+		close(memfd);
+	if (filefd >= 0)
+		close(filefd);
+	unlink(SHAREDFILE);
+	return ret;
+}
+
+struct group_exit {
+	size_t size;
+	int go;		/* on a byte here, the main thread calls exit_group() */
+	int block;	/* the second thread blocks reading this */
+};
+
+static void *block_fn(void *arg)
+{
+	char c;
+
+	if (read(*(int *)arg, &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+static void exit_group_victim(int fd, void *arg)
+{
+	struct group_exit *g = arg;
+	char *buf = map_anon(g->size), c;
+	pthread_t t;
+
+	memset(buf, 0x5a, g->size);
+	if (pthread_create(&t, NULL, block_fn, &g->block))
+		_exit(2);
+	child_ready(fd, 0);
+	if (read(g->go, &c, 1) != 1)
+		_exit(3);
+	syscall(SYS_exit_group, 7);
+}
+
+/*
+ * One round: the leader calls exit_group(7) while the other thread sleeps,
+ * throttled to 1%; SIGKILL follows @delay_ms later, or, if @delay_ms < 0,
+ * once the leader is a zombie, i.e. past do_group_exit().
+ */
+static int group_exit_round(struct pair *cg, int delay_ms)
+{
+	struct group_exit g = { .size = MB(32) };
+	int go[2] = { -1, -1 }, block[2] = { -1, -1 };
+	int ret = -1, status, queued, finished;
+	long long end = now_ns() + 10 * SECOND;
+	struct trace_event fin;
+	long before, reaps;
+	bool exited;
+	pid_t pid;
+
+	if (pipe(go) || pipe(block))
+		goto out;
+	g.go = go[0];
+	g.block = block[0];
+	before = events(cg->leaf, "memory.events", "kill_reap ");
+	pid = spawn_child(cg->leaf, exit_group_victim, &g, NULL);
+	if (pid < 0)
+		goto out;
+	if (cg_write(cg->leaf, "cpu.max", THROTTLE) ||
+	    write(go[1], "g", 1) != 1) {
+		kill(pid, SIGKILL);
+		unthrottle_and_reap(cg->leaf, pid, &status);
+		goto out;
+	}
+	if (delay_ms < 0) {
+		while (proc_state(pid) != 'Z' && now_ns() < end)
+			usleep(1000);
+		if (proc_state(pid) != 'Z')
+			ksft_print_msg("the leader did not become a zombie in 10 s\n");
+	} else {
+		sleep_ms(delay_ms);
+	}
+	kill(pid, SIGKILL);
+	if (unthrottle_and_reap(cg->leaf, pid, &status))
+		goto out;
+
+	exited = WIFEXITED(status) && WEXITSTATUS(status) == 7;
+	queued = trace_find("reap_on_kill_queue", pid, NULL, 0);
+	finished = queued > 0 &&
+		   trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND);
+	reaps = events(cg->leaf, "memory.events", "kill_reap ") - before;
+	ksft_print_msg("exit_group, then SIGKILL %s: %s; %d reap queued%s%s, kill_reap +%ld\n",
+		       delay_ms < 0 ? "on the zombie leader" :
+		       delay_ms ? "after a few ms" : "at once",
+		       exited ? "exit status 7" : WIFSIGNALED(status) &&
+		       WTERMSIG(status) == SIGKILL ? "killed" : "?",
+		       queued, finished ? ": " : "", finished ? fin.fields : "",
+		       reaps);
+	if (!exited && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
+		ksft_print_msg("status %#x\n", status);
+		goto out;
+	}
+	/* Dropped by prepare_signal(): nothing may be queued. */
+	if (exited && queued != 0)
+		goto out;
+	/* complete_signal() started the group exit: exactly one reap. */
+	if (!exited && (queued != 1 || !finished))
+		goto out;
+	if (delay_ms < 0 && !exited)
+		goto out;
+	if (reaps < 0 || reaps > queued)
+		goto out;
+	if (wait_below(cg->leaf, "memory.current", MB(8), now_ns(),
+		       10 * SECOND) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (go[0] >= 0) {
+		close(go[0]);
+		close(go[1]);
+	}
+	if (block[0] >= 0) {
+		close(block[0]);
+		close(block[1]);
+	}
+	return ret;
+}
+
+/*
+ * SIGKILL to a process whose exit_group() is under way.  do_group_exit()
+ * sets SIGNAL_GROUP_EXIT under siglock, and from then on prepare_signal()
+ * drops every signal but a core dump's SIGKILL: complete_signal() never
+ * runs and no reap is queued; the process exits with its own status.
+ * A SIGKILL that wins the race starts the group exit itself and queues
+ * one reap (REAP_ON_KILL_QUEUED makes it one at most), and exit_group()
+ * then exits with SIGKILL's status.  Which one wins depends on timing;
+ * what is deterministic is asserted for every round: the outcome matches
+ * the reaps queued (0 after exit status 7, 1 after SIGKILL), kill_reap
+ * counts at most those, the memory is freed and the victim waited for.
+ * The round that waits for the zombie leader must see exit status 7.
+ * Fails if a kill of an exiting process queued a reap, or a second one.
+ */
+static int test_kill_in_exit_group(const char *root)
+{
+	static const int delays[] = { -1, 0, 5, 50 };
+	struct pair cg = { };
+	int ret = KSFT_FAIL;
+	unsigned int i;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(delays); i++)
+		if (group_exit_round(&cg, delays[i]))
+			goto out;
+	ret = KSFT_PASS;
+out:
+	trace_end();
+	pair_destroy(&cg);
+	return ret;
+}
+
+/*
+ * Holding the reap worker off, to order the kill, the victim's exit and
+ * the reap as a test needs.  Unbound workqueues are confined to the last
+ * CPU, where a SCHED_FIFO thread of ours spins; this thread and a victim
+ * that must run stay on CPU 0.  A reap queued meanwhile waits for
+ * release_worker(), but not reliably longer than HOLD_MS: a CPU busy with
+ * RT tasks still runs CFS tasks for 50 ms of every second (RT throttling,
+ * the deferred fair server), so the tests check from the trace that the
+ * worker really had not started.
+ */
+#define WQ_CPUMASK	"/sys/devices/virtual/workqueue/cpumask"
+#define HOLD_MS		700
+
+struct worker_hold {
+	bool held, hogging;
+	int cpu;		/* the CPU the workers are confined to */
+	char cpumask[64];	/* the unbound cpumask to restore */
+	cpu_set_t affinity;	/* this thread's, to restore */
+	pthread_t hog;
+	int running, stop;
+	long long deadline;
+};
+
+static void *hog_fn(void *arg)
+{
+	struct worker_hold *h = arg;
+
+	__atomic_store_n(&h->running, 1, __ATOMIC_RELAXED);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED) &&
+	       now_ns() < h->deadline)
+		;
+	return NULL;
+}
+
+static int pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+static void release_worker(struct worker_hold *h)
+{
+	if (h->hogging) {
+		__atomic_store_n(&h->stop, 1, __ATOMIC_RELAXED);
+		pthread_join(h->hog, NULL);
+		h->hogging = false;
+	}
+	if (h->held) {
+		if (write_text(WQ_CPUMASK, h->cpumask, strlen(h->cpumask)) < 0)
+			ksft_print_msg("cannot restore %s to %s", WQ_CPUMASK,
+				       h->cpumask);
+		sched_setaffinity(0, sizeof(h->affinity), &h->affinity);
+		h->held = false;
+	}
+}
+
+/*
+ * Hold reaps off; @victim is pinned to CPU 0 if it must run meanwhile
+ * (@victim_runs), else to the spinning CPU, where it cannot.
+ */
+static int hold_worker(struct worker_hold *h, pid_t victim, bool victim_runs)
+{
+	struct sched_param prio = { .sched_priority = 1 };
+	long long end = now_ns() + SECOND;
+	pthread_attr_t attr;
+	char mask[16];
+	cpu_set_t set;
+	int err;
+
+	h->cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	if (read_text(WQ_CPUMASK, h->cpumask, sizeof(h->cpumask)) <= 0 ||
+	    sched_getaffinity(0, sizeof(h->affinity), &h->affinity)) {
+		ksft_print_msg("cannot read %s or our affinity\n", WQ_CPUMASK);
+		return -1;
+	}
+	snprintf(mask, sizeof(mask), "%x", 1 << h->cpu);
+	if (pin(0, 0) || pin(victim, victim_runs ? 0 : h->cpu) ||
+	    write_text(WQ_CPUMASK, mask, strlen(mask)) < 0) {
+		ksft_print_msg("cannot confine unbound workqueues to CPU %d: %s\n",
+			       h->cpu, strerror(errno));
+		sched_setaffinity(0, sizeof(h->affinity), &h->affinity);
+		return -1;
+	}
+	h->held = true;
+
+	CPU_ZERO(&set);
+	CPU_SET(h->cpu, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &prio);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	h->running = 0;
+	h->stop = 0;
+	h->deadline = now_ns() + HOLD_MS * 1000000LL;
+	err = pthread_create(&h->hog, &attr, hog_fn, h);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		ksft_print_msg("cannot start a SCHED_FIFO thread: %s\n",
+			       strerror(err));
+		release_worker(h);
+		return -1;
+	}
+	h->hogging = true;
+	while (!__atomic_load_n(&h->running, __ATOMIC_RELAXED) &&
+	       now_ns() < end)
+		usleep(100);
+	return 0;
+}
+
+/* Whether the worker has not begun the reap of pid yet (printed if it has). */
+static bool reap_not_started(pid_t pid)
+{
+	struct trace_event start;
+
+	if (trace_find("reap_on_kill_start", pid, &start, 1) == 0)
+		return true;
+	ksft_print_msg("the reap started while held off: %s\n", start.fields);
+	return false;
+}
+
+struct exit_victim {
+	size_t size;
+	int go;		/* on a byte here, arm a 1 ms SIGALRM and wait */
+};
+
+static void exit_victim(int fd, void *arg)
+{
+	struct itimerval it = { .it_value = { 0, 1000 } };
+	struct exit_victim *v = arg;
+	uint64_t *buf = (uint64_t *)map_anon(v->size);
+	char c;
+
+	fill_pattern(buf, v->size);
+	child_ready(fd, (uintptr_t)buf);
+	if (read(v->go, &c, 1) != 1)
+		_exit(3);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (;;)
+		pause();
+}
+
+struct holder {
+	pid_t victim;
+	uintptr_t from;		/* the victim's buffer */
+	uint64_t *to;		/* MAP_SHARED, so that we see the copy */
+	size_t size;
+	int *done;		/* MAP_SHARED: pread() returned */
+};
+
+/* Reads the victim's memory in one pread(), at 1 ms of CPU per second. */
+static void holder_main(int fd, void *arg)
+{
+	struct holder *h = arg;
+	char path[64];
+	int mem;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", h->victim);
+	mem = open(path, O_RDONLY);
+	if (mem < 0)
+		_exit(2);
+	child_ready(fd, 0);
+	if (pread(mem, h->to, h->size, h->from) < 0)
+		__atomic_store_n(h->done, -errno, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(h->done, 1, __ATOMIC_RELAXED);
+	_exit(0);
+}
+
+/*
+ * Every thread of the victim passed exit_mm() while a /proc/pid/mem read
+ * keeps its address space alive, big and unreaped: the case that
+ * reap_on_kill_exit_mm() exists for.
+ *
+ * The holder: mem_rw() holds mm_users from before its first page to after
+ * its last, and a single pread() of 64 MiB at cpu.max 0.1% takes minutes,
+ * in the kernel, between pages (6.12 throttles CFS bandwidth in the
+ * kernel too).  A userfaultfd range would hold a reader for good, but only
+ * process_vm_readv() could wait on it (its GUP may drop mmap_lock; that of
+ * /proc/pid/mem may not, and handle_userfault() fails a fault without
+ * FAULT_FLAG_ALLOW_RETRY), and the guest kernel has no CONFIG_USERFAULTFD.
+ *
+ * The kill: the victim's own itimer, from hard-IRQ context, where the kill
+ * path never pins the mm (mm_pinned=0).  The worker is held off until the
+ * victim is a zombie, so no task has the mm by then and only the pin that
+ * exit_mm() made can hand it to the worker.  Then the memory must come
+ * back while the holder still sits in its pread().
+ *
+ * Fails without reap_on_kill_exit_mm(): reap_take_mm() finds no task with
+ * an mm, the reap ends "exited", and the 64 MiB stay until the holder lets
+ * go.  Also fails if the worker could not be held off (printed).
+ */
+static int test_mm_held_past_exit(const char *root)
+{
+	struct exit_victim v = { .size = MB(64) };
+	struct holder h = { .size = MB(64) };
+	struct trace_event queue, fin;
+	struct worker_hold hold = { };
+	int ret = KSFT_FAIL, status, go[2] = { -1, -1 };
+	long cur, reaps, done, zombie_ms = -1;
+	char *holder_cg = NULL;
+	pid_t pid = -1, holder = -1;
+	struct pair cg = { };
+	long long t0, t;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		ksft_print_msg("holding the worker off needs 2 CPUs\n");
+		return KSFT_SKIP;
+	}
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	h.to = mmap(NULL, h.size, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	h.done = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (h.to == MAP_FAILED || h.done == MAP_FAILED || pipe(go))
+		goto out;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1"))
+		goto out;
+	holder_cg = cg_name(cg.parent, "holder");
+	/* 1% to get going, 0.1% once it reads. */
+	if (!holder_cg || cg_create(holder_cg) ||
+	    cg_write(holder_cg, "cpu.max", THROTTLE) || trace_begin(reap_events))
+		goto out;
+	v.go = go[0];
+	pid = spawn_child(cg.leaf, exit_victim, &v, &h.from);
+	if (pid < 0)
+		goto out;
+	h.victim = pid;
+	holder = spawn_child(holder_cg, holder_main, &h, NULL);
+	if (holder < 0)
+		goto out;
+	/* Past mmget_not_zero() once the first page arrived. */
+	t0 = now_ns();
+	while (__atomic_load_n(&h.to[0], __ATOMIC_RELAXED) !=
+	       pattern_at((void *)h.from) && now_ns() < t0 + 30 * SECOND)
+		usleep(1000);
+	if (cg_write(holder_cg, "cpu.max", CRAWL) ||
+	    h.to[0] != pattern_at((void *)h.from) || *h.done) {
+		ksft_print_msg("the holder did not start reading (done %d)\n",
+			       *h.done);
+		goto out;
+	}
+
+	if (hold_worker(&hold, pid, true))
+		goto out;
+	t0 = now_ns();
+	if (write(go[1], "g", 1) != 1)
+		goto out;
+	while (not_exited(pid) && now_ns() < hold.deadline - 100000000LL)
+		usleep(1000);
+	if (!not_exited(pid))
+		zombie_ms = (now_ns() - t0) / 1000000;
+	cur = cg_read_long(cg.leaf, "memory.current");
+	reaps = events(cg.leaf, "memory.events", "kill_reap ");
+	done = *h.done;
+	if (zombie_ms < 0 || !reap_not_started(pid) || reaps ||
+	    cur < (long)v.size * 3 / 4 || done) {
+		ksft_print_msg("not set up: zombie after %ld ms (-1: no), memory.current %ld,\n",
+			       zombie_ms, cur);
+		ksft_print_msg("kill_reap %ld, holder done %ld\n", reaps, done);
+		goto out;
+	}
+	release_worker(&hold);
+
+	t0 = now_ns();
+	t = wait_below(cg.leaf, "memory.current", MB(16), t0, 10 * SECOND);
+	done = *h.done;
+	if (t < 0)
+		goto out;
+	if (done) {
+		ksft_print_msg("the holder let go (%ld) before the memory was back\n",
+			       done);
+		goto out;
+	}
+	if (trace_find("reap_on_kill_queue", pid, &queue, 1) != 1 ||
+	    !trace_is(&queue, "mm_pinned", "0")) {
+		ksft_print_msg("want one reap_on_kill_queue with mm_pinned=0: %s\n",
+			       queue.fields);
+		goto out;
+	}
+	if (!reaped_at_least(pid, v.size / 1024 * 3 / 4, &fin) ||
+	    !wait_reaps(cg.leaf, 1))
+		goto out;
+	ksft_print_msg("zombie after %ld ms with its mm held: %ld kB charged\n",
+		       zombie_ms, cur / 1024);
+	ksft_print_msg("the reap freed %lld kB, memory back in %lld ms, holder reading\n",
+		       trace_field(&fin, "freed"), t / 1000000);
+	ret = KSFT_PASS;
+out:
+	release_worker(&hold);
+	if (holder > 0) {
+		cg_write(holder_cg, "cpu.max", "max");
+		kill(holder, SIGKILL);
+		waitpid(holder, &status, 0);
+	}
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	trace_end();
+	if (holder_cg)
+		cg_destroy(holder_cg);
+	free(holder_cg);
+	pair_destroy(&cg);
+	if (go[0] >= 0) {
+		close(go[0]);
+		close(go[1]);
+	}
+	if (h.to != MAP_FAILED && h.to)
+		munmap(h.to, h.size);
+	if (h.done != MAP_FAILED && h.done)
+		munmap(h.done, PAGE_SIZE);
+	return ret;
+}
+
+/* Whether /proc/pid/cgroup names @cgroup (a path under @root). */
+static bool in_cgroup(const char *root, const char *cgroup, pid_t pid)
+{
+	char buf[PATH_MAX], want[PATH_MAX];
+
+	snprintf(want, sizeof(want), "0::%s\n", cgroup + strlen(root));
+	return proc_read_text(pid, false, "cgroup", buf, sizeof(buf)) > 0 &&
+	       !strcmp(buf, want);
+}
+
+static void quota_eater(int fd, void *arg)
+{
+	child_ready(fd, 0);
+	spin();
+}
+
+/*
+ * One round of test_migrated_before_reap(): kill, move the victim from
+ * the covered leaf to the uncovered sibling "moved", and if @remove,
+ * remove the emptied leaf, all before the worker starts.
+ */
+static int migrate_round(const char *root, bool remove)
+{
+	struct victim_args a = { .size = MB(64), .mode = V_PAUSE };
+	struct trace_event queue, fin;
+	struct worker_hold hold = { };
+	int ret = -1, status, err;
+	long leaf_reaps, moved_reaps, parent_reaps;
+	pid_t pid = -1, eater = -1;
+	struct pair cg = { };
+	char *moved = NULL;
+	struct stat st;
+
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    stat(cg.leaf, &st))
+		goto out;
+	moved = cg_name(cg.parent, "moved");
+	if (!moved || cg_create(moved) || trace_begin(reap_events))
+		goto out;
+	pid = spawn_victim(cg.leaf, &a);
+	eater = spawn_child(moved, quota_eater, NULL, NULL);
+	if (pid < 0 || eater < 0)
+		goto out;
+	/*
+	 * Once moved, the victim could run its exit before the worker: not
+	 * with the new cgroup's quota for this second used up by another.
+	 * Until then it sits on the spinning CPU.
+	 */
+	if (crawl_until_throttled(moved) < 0 ||
+	    hold_worker(&hold, pid, false) || kill(pid, SIGKILL))
+		goto out;
+	if (cg_enter(moved, pid) || !in_cgroup(root, moved, pid)) {
+		ksft_print_msg("a killed victim that has not run could not be moved: %s\n",
+			       strerror(errno));
+		goto out;
+	}
+	if (remove && rmdir(cg.leaf)) {
+		ksft_print_msg("rmdir of the emptied cgroup: %s\n",
+			       strerror(errno));
+		goto out;
+	}
+	if (!reap_not_started(pid))
+		goto out;
+	release_worker(&hold);
+
+	if (!wait_reaps(moved, 1) ||
+	    !reaped_at_least(pid, a.size / 1024 * 3 / 4, &fin) ||
+	    wait_below(cg.parent, "memory.current", MB(16), now_ns(),
+		       10 * SECOND) < 0)
+		goto out;
+	err = trace_find("reap_on_kill_queue", pid, &queue, 1) != 1 ||
+	      trace_field(&queue, "memcg_id") != (long long)st.st_ino ||
+	      trace_field(&fin, "memcg_id") != (long long)st.st_ino;
+	leaf_reaps = remove ? 0 : events(cg.leaf, "memory.events", "kill_reap ");
+	moved_reaps = events(moved, "memory.events", "kill_reap ");
+	parent_reaps = events(cg.parent, "memory.events", "kill_reap ");
+	ksft_print_msg("moved%s before the reap, which freed %lld kB\n",
+		       remove ? " and old cgroup removed" : "",
+		       trace_field(&fin, "freed"));
+	ksft_print_msg("kill_reap: old cgroup %ld, new %ld, parent %ld; memcg_id %lld, old %llu\n",
+		       leaf_reaps, moved_reaps, parent_reaps,
+		       trace_field(&fin, "memcg_id"),
+		       (unsigned long long)st.st_ino);
+	if (err || leaf_reaps != 0 || moved_reaps != 1 || parent_reaps != 1)
+		goto out;
+	if (unthrottle_and_reap(moved, pid, &status))
+		goto out;
+	pid = -1;
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+		ksft_print_msg("victim ended with status %#x\n", status);
+		goto out;
+	}
+	ret = 0;
+out:
+	release_worker(&hold);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		unthrottle_and_reap(moved, pid, &status);
+	}
+	if (eater > 0) {
+		kill(eater, SIGKILL);
+		unthrottle_and_reap(moved, eater, &status);
+	}
+	trace_end();
+	if (moved)
+		cg_destroy(moved);
+	free(moved);
+	pair_destroy(&cg);
+	return ret;
+}
+
+/*
+ * The victim leaves its cgroup between the kill and the reap: moved to a
+ * sibling that is not covered, and in a second round its old cgroup then
+ * removed.  A killed process that has not run since the kill has no
+ * PF_EXITING yet, so cgroup_migrate_add_task() still moves it (an exiting
+ * one or a zombie it silently skips).  The reap was decided at the kill:
+ * it still happens, the trace names the old cgroup (memcg_id from the
+ * kill), while reap_count_event() counts kill_reap in the cgroup the
+ * victim is in when the worker finishes: the new one, which has no
+ * reap_on_kill of its own; a removed cgroup could not count it anyway.
+ * The pages stay charged to the old cgroup (or its offline memcg) and are
+ * uncharged from the parent.  Fails if the reap was lost, counted twice
+ * or in the wrong cgroup, or the memory stayed.
+ */
+static int test_migrated_before_reap(const char *root)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		ksft_print_msg("holding the worker off needs 2 CPUs\n");
+		return KSFT_SKIP;
+	}
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (migrate_round(root, false) || migrate_round(root, true))
+		return KSFT_FAIL;
+	return KSFT_PASS;
+}
+
+/*
+ * An OOM kill of a memory.oom.group cgroup kills every process in it,
+ * each through __oom_kill_process() and complete_signal(): each must be
+ * reaped, once.  The chosen victim is killed first, then again with the
+ * group if it still has an mm by then (a SIGKILL that prepare_signal()
+ * drops), so oom_kill reads 3 or 4 depending on how far its exit got;
+ * the reaps queued must be 3 either way.  Fails if only the chosen victim
+ * was reaped, or none, or one twice.
+ */
+static int test_oom_group(const char *root)
+{
+	struct victim_args a = { .size = MB(32), .mode = V_PAUSE };
+	int ret = KSFT_FAIL, i, n, status, queued;
+	long oom_kills, group_kills, reaps;
+	struct pair cg = { };
+	pid_t pid[3];
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    cg_write(cg.leaf, "memory.oom.group", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	/* No swap to reclaim into, where swap exists. */
+	cg_write(cg.leaf, "memory.swap.max", "0");
+	for (n = 0; n < 3; n++) {
+		pid[n] = spawn_victim(cg.leaf, &a);
+		if (pid[n] < 0)
+			goto reap;
+	}
+	if (cg_write(cg.leaf, "cpu.max", THROTTLE))
+		goto reap;
+	/* Below usage with nothing to reclaim: the OOM killer kills. */
+	cg_write(cg.leaf, "memory.max", "16M");
+	wait_reaps(cg.leaf, 3);
+	/* Give a fourth (wrong) reap time to show up. */
+	sleep_ms(200);
+	oom_kills = events(cg.leaf, "memory.events", "oom_kill ");
+	group_kills = events(cg.leaf, "memory.events", "oom_group_kill ");
+	reaps = events(cg.leaf, "memory.events", "kill_reap ");
+	queued = trace_find("reap_on_kill_queue", 0, NULL, 0);
+	ksft_print_msg("oom_kill %ld, oom_group_kill %ld, %d reaps queued, kill_reap %ld\n",
+		       oom_kills, group_kills, queued, reaps);
+	if (oom_kills >= 3 && oom_kills <= 4 && group_kills == 1 &&
+	    queued == 3 && reaps == 3 &&
+	    wait_below(cg.leaf, "memory.current", MB(16), now_ns(),
+		       10 * SECOND) >= 0)
+		ret = KSFT_PASS;
+reap:
+	cg_write(cg.leaf, "cpu.max", "max");
+	for (i = 0; i < n; i++) {
+		kill(pid[i], SIGKILL);
+		waitpid(pid[i], &status, 0);
+		if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+			ksft_print_msg("victim %d ended with status %#x\n", i,
+				       status);
+			ret = KSFT_FAIL;
+		}
+	}
+out:
+	trace_end();
 	pair_destroy(&cg);
 	return ret;
 }
@@ -1058,6 +3313,150 @@ static int test_delegation_userns(const char *root)
 	return delegation(root, true);
 }
 
+/*
+ * A cgroup namespace on a hierarchy mounted with nsdelegate, whose root is
+ * the delegated cgroup: the namespace root is a delegation boundary.  The
+ * unprivileged user, root only of a user namespace of its own, organizes
+ * its subtree, covers a child it created, and kills in it; writing the
+ * namespace root's own memory.reap_on_kill fails with EPERM even though we
+ * chown'd that file to it: cgroup_file_write() refuses writes to the
+ * namespace root from inside unless the file is CFTYPE_NS_DELEGATABLE,
+ * which memory.reap_on_kill must not be.
+ */
+enum ns_step {
+	N_OK, N_ENTER, N_DROP, N_USERNS, N_CGROUPNS, N_LEAF, N_ENABLE, N_MKDIR,
+	N_SET_SUB, N_SET_ROOT, N_SPAWN, N_REAP,
+};
+
+static const char * const ns_step_name[] = {
+	"", "enter the delegated cgroup", "drop privileges",
+	"enter a user namespace", "enter a cgroup namespace",
+	"move itself to a leaf", "enable memory and cpu for children",
+	"create a child", "set its child's file to 1",
+	"get EPERM on the namespace root's file", "start a victim",
+	"see its kill reaped",
+};
+
+/* In the child: returns the step that failed. */
+static enum ns_step ns_delegatee(const char *deleg, const char *leaf,
+				 const char *sub)
+{
+	struct victim_args a = { .size = MB(16), .mode = V_PAUSE };
+	int status, err;
+	bool reaped;
+	pid_t pid;
+
+	if (cg_enter_current(deleg))
+		return N_ENTER;
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return N_DROP;
+	prctl(PR_SET_DUMPABLE, 1);
+	/* CLONE_NEWCGROUP needs CAP_SYS_ADMIN, in a namespace of our own. */
+	if (unshare(CLONE_NEWUSER) ||
+	    write_id_map("/proc/self/uid_map", "0 65534 1") ||
+	    write_id_map("/proc/self/setgroups", "deny") ||
+	    write_id_map("/proc/self/gid_map", "0 65534 1"))
+		return N_USERNS;
+	if (unshare(CLONE_NEWCGROUP))
+		return N_CGROUPNS;
+	/* No internal processes: leave the root before enabling controllers. */
+	if (mkdir(leaf, 0755) || cg_enter_current(leaf))
+		return N_LEAF;
+	if (write_errno(deleg, "cgroup.subtree_control", "+memory +cpu"))
+		return N_ENABLE;
+	if (mkdir(sub, 0755))
+		return N_MKDIR;
+	if (write_errno(sub, "memory.reap_on_kill", "1"))
+		return N_SET_SUB;
+	err = write_errno(deleg, "memory.reap_on_kill", "1");
+	if (err != EPERM) {
+		ksft_print_msg("the namespace root's memory.reap_on_kill: %s\n",
+			       err ? strerror(err) : "written");
+		return N_SET_ROOT;
+	}
+	pid = spawn_victim(sub, &a);
+	if (pid < 0)
+		return N_SPAWN;
+	write_errno(sub, "cpu.max", THROTTLE);
+	kill(pid, SIGKILL);
+	reaped = wait_reaps(sub, 1);
+	write_errno(sub, "cpu.max", "max");
+	waitpid(pid, &status, 0);
+	return reaped ? N_OK : N_REAP;
+}
+
+static int test_cgroupns_nsdelegate(const char *root)
+{
+	char *parent, *deleg, *leaf, *sub, *file = NULL;
+	char mnt[PATH_MAX];
+	bool nsdelegate = false;
+	int ret = KSFT_FAIL, status;
+	pid_t pid;
+
+	if (cg_find_unified_root(mnt, sizeof(mnt), &nsdelegate) ||
+	    !nsdelegate) {
+		ksft_print_msg("cgroup2 is not mounted with nsdelegate\n");
+		return KSFT_SKIP;
+	}
+	parent = cg_name(root, "reap_on_kill_nsdeleg");
+	deleg = cg_name(parent, "delegated");
+	leaf = cg_name(deleg, "init");
+	sub = cg_name(deleg, "child");
+	if (!parent || !deleg || !leaf || !sub || cg_create(parent) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory +cpu") ||
+	    cg_create(deleg) || delegate(deleg))
+		goto out;
+	/* Not for nsdelegate to refuse what file permissions already do. */
+	file = cg_control(deleg, "memory.reap_on_kill");
+	if (!file || chown(file, NOBODY, NOBODY))
+		goto out;
+
+	pid = fork();
+	if (pid == 0)
+		_exit(ns_delegatee(deleg, leaf, sub));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		goto out;
+	if (WEXITSTATUS(status) == N_USERNS) {
+		ksft_print_msg("an unprivileged user cannot create a user namespace here\n");
+		ret = KSFT_SKIP;
+		goto out;
+	}
+	if (WEXITSTATUS(status) != N_OK) {
+		ksft_print_msg("inside its cgroup namespace, the user could not %s\n",
+			       WEXITSTATUS(status) < ARRAY_SIZE(ns_step_name) ?
+			       ns_step_name[WEXITSTATUS(status)] : "?");
+		goto out;
+	}
+	if (cg_read_strcmp(deleg, "memory.reap_on_kill", "0\n") ||
+	    cg_read_strcmp(sub, "memory.reap_on_kill", "1\n") ||
+	    events(sub, "memory.events", "kill_reap ") != 1) {
+		ksft_print_msg("namespace root %s, child's file %s, kill_reap %ld\n",
+			       cg_read_strcmp(deleg, "memory.reap_on_kill", "0\n") ?
+			       "changed" : "unchanged",
+			       cg_read_strcmp(sub, "memory.reap_on_kill", "1\n") ?
+			       "not 1" : "1",
+			       events(sub, "memory.events", "kill_reap "));
+		goto out;
+	}
+	ret = KSFT_PASS;
+out:
+	if (sub)
+		cg_destroy(sub);
+	if (leaf)
+		cg_destroy(leaf);
+	if (deleg)
+		cg_destroy(deleg);
+	if (parent)
+		cg_destroy(parent);
+	free(file);
+	free(sub);
+	free(leaf);
+	free(deleg);
+	free(parent);
+	return ret;
+}
+
 #define T(x) { x, #x }
 static const struct reap_test {
 	int (*fn)(const char *root);
@@ -1075,20 +3474,75 @@ static const struct reap_test {
 	T(test_no_reap_setting_off),
 	T(test_no_reap_handled_sigterm),
 	T(test_no_reap_coredump),
+	T(test_no_reap_coredump_killed),
 	T(test_robust_futex),
+	T(test_robust_futex_compat),
 	T(test_clone_vm_partner),
 	T(test_remote_readers),
+	T(test_thp_victim),
+	T(test_swapped_victim),
+	T(test_shared_survivor),
+	T(test_kill_in_exit_group),
+	T(test_mm_held_past_exit),
+	T(test_migrated_before_reap),
+	T(test_oom_group),
 	T(test_delegation),
 	T(test_delegation_userns),
+	T(test_cgroupns_nsdelegate),
 };
 
 #undef T
+
+/*
+ * With test names as arguments ("test_robust_futex" or "robust_futex"),
+ * only those run; the others report SKIP, so the plan and the numbering
+ * stay those of a full run.
+ */
+static bool name_matches(const char *arg, const char *name)
+{
+	return !strcmp(arg, name) ||
+	       (!strncmp(name, "test_", 5) && !strcmp(arg, name + 5));
+}
+
+static bool selected(int argc, char **argv, const char *name)
+{
+	int i;
+
+	if (argc < 2)
+		return true;
+	for (i = 1; i < argc; i++)
+		if (name_matches(argv[i], name))
+			return true;
+	return false;
+}
+
+static void check_selection(int argc, char **argv)
+{
+	unsigned int j;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		for (j = 0; j < ARRAY_SIZE(tests); j++)
+			if (name_matches(argv[i], tests[j].name))
+				break;
+		if (j == ARRAY_SIZE(tests)) {
+			fprintf(stderr, "usage: %s [TEST...]\nunknown test %s; the tests are:\n",
+				argv[0], argv[i]);
+			for (j = 0; j < ARRAY_SIZE(tests); j++)
+				fprintf(stderr, "  %s\n", tests[j].name);
+			exit(KSFT_FAIL);
+		}
+	}
+}
 
 int main(int argc, char **argv)
 {
 	char root[PATH_MAX];
 	unsigned int i;
 
+	if (argc == 3 && !strcmp(argv[1], "--core-reader"))
+		return core_reader(argv[2]);
+	check_selection(argc, argv);
 	ksft_print_header();
 	ksft_set_plan(ARRAY_SIZE(tests));
 	if (cg_find_unified_root(root, sizeof(root), NULL))
@@ -1101,6 +3555,10 @@ int main(int argc, char **argv)
 		ksft_exit_skip("memory and cpu must be enabled for children\n");
 
 	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		if (!selected(argc, argv, tests[i].name)) {
+			ksft_test_result_skip("%s: not selected\n", tests[i].name);
+			continue;
+		}
 		switch (tests[i].fn(root)) {
 		case KSFT_PASS:
 			ksft_test_result_pass("%s\n", tests[i].name);
