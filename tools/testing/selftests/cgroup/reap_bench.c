@@ -2,21 +2,28 @@
 /*
  * reap_bench: how fast does a killed process's memory come back?
  *
- * Measures kill-to-free time and reclaim rate of victims' memory, side by
- * side, for four methods:
+ * Kill-to-free time of victims' memory, side by side, for three methods:
  *
- *   plain     SIGKILL, the victim frees its memory on its way out
- *   mrelease  SIGKILL, then process_mrelease(2) from this (unthrottled) task
- *   reap      SIGKILL with memory.reap_on_kill=1 on the victims' cgroup
- *   munmap    this task unmapping the same amount of its own memory: the
- *             limit, what the work costs when nothing slows it down
+ *   plain         SIGKILL (cgroup.kill for several victims); the victims
+ *                 free their memory on their way out
+ *   mrelease      the same kill, then process_mrelease(2) on every victim
+ *                 from this unthrottled task, right after the kill and
+ *                 once, as Android's lmkd does
+ *   reap_on_kill  the same kill with memory.reap_on_kill=1 on the victims'
+ *                 cgroup
  *
  * under victim conditions (cpu.max set after the victim allocated, a busy
  * CPU, nice 19 under load, many victims killed at once by cgroup.kill).
  *
  * Timing: from just before the kill until the victims' cgroup has given
- * back 90% of the anonymous memory it held, by sampling memory.current
- * every 200us.  Each figure is the median of --reps runs, with min and max.
+ * back 90% of the anonymous memory it held, by this task sampling
+ * memory.current every 200us.  Each figure is the median of --reps runs,
+ * with min and max.  A run in which a call the method depends on failed
+ * (pidfd_open, the kill, process_mrelease, ...) is an error, not a time:
+ * it is left out of the figure and reported with its errno.
+ *
+ * --overhead times the code the series adds to the fatal-signal path for
+ * a process outside any covered cgroup, see run_overhead().
  *
  * Not a test: it prints figures and never fails on speed.
  */
@@ -35,6 +42,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +52,9 @@
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open 434
 #endif
+#ifndef __NR_pidfd_send_signal
+#define __NR_pidfd_send_signal 424
+#endif
 #ifndef __NR_process_mrelease
 #define __NR_process_mrelease 448
 #endif
@@ -52,9 +63,9 @@
 #define MAX_VICTIMS	64
 #define MAX_REPS	1000
 
-enum method { M_PLAIN, M_MRELEASE, M_REAP, M_MUNMAP, NR_METHODS };
+enum method { M_PLAIN, M_MRELEASE, M_REAP, NR_METHODS };
 static const char * const method_name[NR_METHODS] = {
-	"plain", "mrelease", "reap_on_kill", "munmap",
+	"plain", "mrelease", "reap_on_kill",
 };
 
 enum condition { C_NONE, C_CPUMAX5, C_CPUMAX1, C_BUSYCPU, C_NICE, NR_CONDS };
@@ -71,7 +82,9 @@ struct opts {
 	int reps;
 	bool file;
 	bool overhead;
+	double ci_pct;
 	const char *csv;
+	const char *raw;
 	bool conds[NR_CONDS];
 	bool methods[NR_METHODS];
 };
@@ -87,6 +100,13 @@ static long long now_ns(void)
 	return ts.tv_sec * NSEC + ts.tv_nsec;
 }
 
+static const char *errname(int err)
+{
+	const char *name = strerrorname_np(err);
+
+	return name ? name : "unknown errno";
+}
+
 static const char help_text[] =
 	"usage: reap_bench [options]\n"
 	"  -s, --size MIB      victim size, repeatable (default 256 and 1024)\n"
@@ -94,17 +114,24 @@ static const char help_text[] =
 	"                      (default 1, 4, 16, 64; total size is split among them)\n"
 	"  -r, --reps N        repetitions per figure (default 5, at most 1000)\n"
 	"  -c, --conditions L  comma list of: none,cpumax5,cpumax1,busycpu,nice\n"
-	"  -m, --methods L     comma list of: plain,mrelease,reap,munmap\n"
+	"  -m, --methods L     comma list of: plain,mrelease,reap\n"
 	"  -f, --file          also run victims whose memory is a written private\n"
 	"                      mapping of a file in the working directory\n"
-	"  -o, --overhead      only time kill()+waitpid() of a small process in a\n"
-	"                      cgroup without the setting (for kernel comparisons)\n"
+	"  -o, --overhead      only time kill(SIGKILL) of a process in a cgroup\n"
+	"                      without the setting, and its ratio to kill(pid, 0),\n"
+	"                      with the static key on and off (for kernel\n"
+	"                      comparisons), until the 95% confidence interval of\n"
+	"                      the median ratio is narrower than --ci percent of it\n"
+	"      --ci PCT        for --overhead (default 0.5)\n"
+	"      --raw FILE      for --overhead: every sample to FILE\n"
 	"      --csv FILE      also write every figure to FILE\n"
 	"  -h, --help          this text\n"
 	"Needs root, cgroup v2 with the memory and cpu controllers.  Without\n"
 	"memory.reap_on_kill in the kernel, the other methods still run.\n";
 
 /* --- cgroups ---------------------------------------------------------- */
+
+static const char * const bench_cgs[] = { "victims", "hog", "covered" };
 
 static char *bench_cg(const char *name)
 {
@@ -116,39 +143,60 @@ static char *bench_cg(const char *name)
 	return cg;
 }
 
+static void destroy_cgroups(void)
+{
+	char *cg;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bench_cgs); i++) {
+		cg = bench_cg(bench_cgs[i]);
+		cg_destroy(cg);
+		free(cg);
+	}
+	cg = bench_cg(NULL);
+	cg_destroy(cg);
+	free(cg);
+}
+
 static int setup_cgroups(void)
 {
-	char *parent = bench_cg(NULL), *victims = bench_cg("victims");
-	char *hog = bench_cg("hog");
+	char *parent = bench_cg(NULL), *cg;
+	size_t i;
 	int ret = -1;
 
-	cg_destroy(victims);
-	cg_destroy(hog);
-	cg_destroy(parent);
+	destroy_cgroups();
 	if (cg_create(parent) ||
 	    cg_write(parent, "cgroup.subtree_control", "+memory +cpu +cpuset"))
 		goto out;
-	if (cg_create(victims) || cg_create(hog))
-		goto out;
-	ret = 0;
+	for (i = 0; i < ARRAY_SIZE(bench_cgs); i++) {
+		cg = bench_cg(bench_cgs[i]);
+		ret = cg_create(cg);
+		free(cg);
+		if (ret)
+			goto out;
+	}
 out:
 	free(parent);
-	free(victims);
-	free(hog);
 	return ret;
 }
 
-static void cleanup_cgroups(void)
-{
-	char *parent = bench_cg(NULL), *victims = bench_cg("victims");
-	char *hog = bench_cg("hog");
+/* --- runs and their errors -------------------------------------------- */
 
-	cg_destroy(victims);
-	cg_destroy(hog);
-	cg_destroy(parent);
-	free(parent);
-	free(victims);
-	free(hog);
+/* One run: a time, or the first call that failed. */
+struct run {
+	long long ns;		/* kill-to-free time, -1 if the run failed */
+	const char *call;	/* the call that failed */
+	int err;		/* its errno (0: no errno, see call) */
+	int calls, failed;	/* process_mrelease() calls made and failed */
+};
+
+static void run_fail(struct run *r, const char *call, int err)
+{
+	r->ns = -1;
+	if (!r->call) {
+		r->call = call;
+		r->err = err;
+	}
 }
 
 /* --- victims ---------------------------------------------------------- */
@@ -197,40 +245,61 @@ static void victim(const char *cg, size_t size, int nice_level, int file_fd,
 		setpriority(PRIO_PROCESS, 0, nice_level);
 	if (write(ready, "r", 1) != 1)
 		_exit(3);
+	/* So that the spawner sees EOF once every victim is ready or dead. */
+	close(ready);
 	for (;;)
 		pause();
 }
 
-static int spawn_victims(struct victim_set *v, int n, size_t size,
-			 int nice_level, int file_fd)
+/*
+ * Fork @n victims of @size bytes each and wait until all of them have
+ * written their memory.  The victims' pidfds are what the kill and
+ * process_mrelease() use, so a failed pidfd_open() fails the run.
+ */
+static void spawn_victims(struct victim_set *v, int n, size_t size,
+			  int nice_level, int file_fd, struct run *r)
 {
 	char *cg = bench_cg("victims");
-	int p[2], i;
+	int p[2], i, got = 0;
 	char c;
 
 	v->n = 0;
-	if (pipe(p))
-		return -1;
+	if (pipe(p)) {
+		run_fail(r, "pipe", errno);
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		pid_t pid = fork();
 
-		if (pid < 0)
+		if (pid < 0) {
+			run_fail(r, "fork", errno);
 			break;
+		}
 		if (pid == 0) {
 			close(p[0]);
 			victim(cg, size, nice_level, file_fd, p[1]);
 		}
 		v->pid[v->n] = pid;
 		v->pidfd[v->n] = syscall(__NR_pidfd_open, pid, 0);
+		if (v->pidfd[v->n] < 0)
+			run_fail(r, "pidfd_open", errno);
 		v->n++;
-		if (read(p[0], &c, 1) != 1)
-			break;
 	}
-	close(p[0]);
+	/*
+	 * Each victim closes its end once ready, and ours is closed now: a
+	 * victim that dies before it is ready ends the read early.
+	 */
 	close(p[1]);
+	while (got < v->n && read(p[0], &c, 1) == 1)
+		got++;
+	close(p[0]);
+	if (got < n)
+		run_fail(r, "victim setup (cgroup entry, mmap or write)", 0);
 	v->anon = cg_read_key_long(cg, "memory.stat", "anon ");
+	if (v->anon <= 0)
+		run_fail(r, "memory.stat anon", 0);
+out:
 	free(cg);
-	return v->n == n ? 0 : -1;
 }
 
 static void reap_victims(struct victim_set *v)
@@ -306,14 +375,17 @@ static void condition_before(enum condition c, int *nice_level)
 }
 
 /* After they allocated, so the allocation itself is not throttled. */
-static void condition_after(enum condition c)
+static void condition_after(enum condition c, struct run *r)
 {
 	char *victims = bench_cg("victims");
+	int ret = 0;
 
 	if (c == C_CPUMAX5)
-		cg_write(victims, "cpu.max", "5000 100000");
+		ret = cg_write(victims, "cpu.max", "5000 100000");
 	else if (c == C_CPUMAX1)
-		cg_write(victims, "cpu.max", "1000 100000");
+		ret = cg_write(victims, "cpu.max", "1000 100000");
+	if (ret)
+		run_fail(r, "cpu.max", -ret);
 	free(victims);
 }
 
@@ -345,56 +417,77 @@ static long long wait_freed(const char *cg, long current0, long anon,
 	return -1;
 }
 
-static long long measure_munmap(size_t total)
+/* The kill, as a killer would send it, and for mrelease the reap. */
+static void kill_victims(enum method m, const char *cg, struct victim_set *v,
+			 struct run *r)
 {
-	char *buf = mmap(NULL, total, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	long long t0;
+	int i, ret;
 
-	if (buf == MAP_FAILED)
-		return -1;
-	madvise(buf, total, MADV_NOHUGEPAGE);
-	memset(buf, 0x5a, total);
-	t0 = now_ns();
-	munmap(buf, total);
-	return now_ns() - t0;
+	if (v->n > 1) {
+		ret = cg_write(cg, "cgroup.kill", "1");
+		if (ret)
+			run_fail(r, "cgroup.kill", -ret);
+	} else if (syscall(__NR_pidfd_send_signal, v->pidfd[0], SIGKILL,
+			   NULL, 0)) {
+		run_fail(r, "pidfd_send_signal", errno);
+	}
+	if (m != M_MRELEASE || r->call)
+		return;
+	/*
+	 * Right away and once, as lmkd does: a victim that already dropped
+	 * its mm (ESRCH) is not retried, its memory comes back when it is
+	 * through exit_mmap().
+	 */
+	for (i = 0; i < v->n; i++) {
+		r->calls++;
+		if (syscall(__NR_process_mrelease, v->pidfd[i], 0)) {
+			r->failed++;
+			run_fail(r, "process_mrelease", errno);
+		}
+	}
 }
 
-/* Returns ns, or -1; *freed gets the bytes that came back. */
-static long long measure(enum method m, enum condition c, size_t total,
-			 int n, bool file, long *freed)
+/* *freed gets the bytes that came back. */
+static struct run measure(enum method m, enum condition c, size_t total,
+			  int n, bool file, long *freed)
 {
 	char *cg = bench_cg("victims");
 	struct victim_set v = { };
-	long long t0, t = -1;
-	int nice_level, file_fd = -1, i;
+	struct run r = { .ns = -1 };
+	int nice_level, file_fd = -1, ret;
 	long current0;
+	long long t0, t;
 
-	if (m == M_MUNMAP) {
-		*freed = total / 10 * 9;
-		free(cg);
-		return measure_munmap(total);
-	}
-	cg_write(cg, "memory.reap_on_kill", m == M_REAP ? "1" : "0");
+	ret = cg_write(cg, "memory.reap_on_kill", m == M_REAP ? "1" : "0");
+	if (ret && (m == M_REAP || have_reap))
+		run_fail(&r, "memory.reap_on_kill", -ret);
 	condition_before(c, &nice_level);
-	if (file)
+	if (file) {
 		file_fd = make_file(total / n);
-	if (spawn_victims(&v, n, total / n, nice_level, file_fd))
+		if (file_fd < 0)
+			run_fail(&r, "victim file", errno);
+	}
+	if (!r.call)
+		spawn_victims(&v, n, total / n, nice_level, file_fd, &r);
+	if (r.call)
 		goto out;
-	condition_after(c);
-	/* A throttled victim has used up this period's quota by now. */
+	condition_after(c, &r);
+	/*
+	 * Let the allocation's aftermath (LRU batches, vmstat and rstat
+	 * updates, kworkers) settle before the clock starts.  The victims
+	 * sleep meanwhile: at cpu.max they start with a full quota, which
+	 * may take them into their exit path before the throttle bites.
+	 */
 	usleep(200000);
 	current0 = cg_read_long(cg, "memory.current");
 
 	t0 = now_ns();
-	if (n > 1)
-		cg_write(cg, "cgroup.kill", "1");
-	else
-		syscall(__NR_pidfd_send_signal, v.pidfd[0], SIGKILL, NULL, 0);
-	if (m == M_MRELEASE)
-		for (i = 0; i < v.n; i++)
-			syscall(__NR_process_mrelease, v.pidfd[i], 0);
+	kill_victims(m, cg, &v, &r);
 	t = wait_freed(cg, current0, v.anon, t0);
+	if (t < 0)
+		run_fail(&r, "waiting for 90% of the memory (120 s)", 0);
+	if (!r.call)
+		r.ns = t;
 	*freed = v.anon / 10 * 9;
 out:
 	condition_end();
@@ -402,7 +495,7 @@ out:
 	if (file_fd >= 0)
 		close(file_fd);
 	free(cg);
-	return t;
+	return r;
 }
 
 /* --- statistics and output -------------------------------------------- */
@@ -415,8 +508,13 @@ static int cmp_ll(const void *a, const void *b)
 }
 
 struct figure {
-	long long min, median, max;	/* ns; -1 if any run failed */
+	int runs, ok;			/* runs made, runs without an error */
+	long long min, median, max;	/* ns, over the runs without error */
 	double mib_s;			/* at the median */
+	const char *call;		/* the first failure, if any */
+	int err;
+	int calls, failed;		/* process_mrelease() calls */
+	int note;			/* its number under the table, or 0 */
 };
 
 static bool progress;
@@ -424,116 +522,531 @@ static bool progress;
 static struct figure run_figure(enum method m, enum condition c,
 				size_t total, int n, bool file, int reps)
 {
-	struct figure f = { -1, -1, -1, 0 };
+	struct figure f = { .min = -1, .median = -1, .max = -1 };
 	long long t[MAX_REPS];
 	long freed = 0;
 	int i;
 
 	for (i = 0; i < reps; i++) {
+		struct run r;
+
 		if (progress)
 			fprintf(stderr, "\r  running: %s, %zu MiB x%d, %s, run %d/%d\033[K",
 				cond_name[c], total >> 20, n, method_name[m],
 				i + 1, reps);
-		t[i] = measure(m, c, total, n, file, &freed);
-		if (t[i] < 0)
-			return f;
+		r = measure(m, c, total, n, file, &freed);
+		f.runs++;
+		f.calls += r.calls;
+		f.failed += r.failed;
+		if (r.call) {
+			if (!f.call) {
+				f.call = r.call;
+				f.err = r.err;
+			}
+			continue;
+		}
+		t[f.ok++] = r.ns;
 	}
-	qsort(t, reps, sizeof(t[0]), cmp_ll);
+	if (!f.ok)
+		return f;
+	qsort(t, f.ok, sizeof(t[0]), cmp_ll);
 	f.min = t[0];
-	f.max = t[reps - 1];
-	f.median = t[reps / 2];
+	f.max = t[f.ok - 1];
+	f.median = t[f.ok / 2];
 	f.mib_s = f.median ? (double)freed / (1 << 20) / ((double)f.median / NSEC) : 0;
 	return f;
 }
 
 static FILE *csv;
+static char notes[16384];	/* under the table */
+static int nr_notes;
+
+static void describe_error(char *buf, size_t len, const struct figure *f)
+{
+	int n;
+
+	n = snprintf(buf, len, "%s", f->call);
+	if (f->err && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, ": %s (%s)", errname(f->err),
+			 strerror(f->err));
+}
+
+static void add_note(struct figure *f, enum method m, const char *label,
+		     long size_mib, int n)
+{
+	size_t used = strlen(notes);
+	char what[160];
+	int len;
+
+	describe_error(what, sizeof(what), f);
+	f->note = ++nr_notes;
+	len = snprintf(notes + used, sizeof(notes) - used,
+		       "# [%d] %s, %s, %ld MiB x%d: %d of %d runs failed, left out: %s",
+		       f->note, method_name[m], label, size_mib, n,
+		       f->runs - f->ok, f->runs, what);
+	if (len < 0 || (size_t)len >= sizeof(notes) - used)
+		return;
+	used += len;
+	if (f->calls)
+		snprintf(notes + used, sizeof(notes) - used,
+			 "; %d of %d process_mrelease() calls failed\n",
+			 f->failed, f->calls);
+	else
+		snprintf(notes + used, sizeof(notes) - used, "\n");
+}
+
+#define CELL	" %-6s%-12s%-4s"	/* median, min-max, note: 23 wide */
+
+/* Appends to @line a cell: median, min-max, [n] for a note; err if all failed. */
+static void format_cell(char *line, size_t len, const struct figure *f)
+{
+	char median[16] = "err", range[32] = "", mark[8] = "";
+	size_t used = strlen(line);
+
+	if (f->note)
+		snprintf(mark, sizeof(mark), "[%d]", f->note);
+	if (f->ok) {
+		snprintf(median, sizeof(median), "%.0f", f->median / 1e6);
+		snprintf(range, sizeof(range), "%.0f-%.0f", f->min / 1e6,
+			 f->max / 1e6);
+	}
+	snprintf(line + used, len - used, CELL, median, range, mark);
+}
+
+/* Prints @line without the blanks the last cell padded it with. */
+static void print_line(char *line)
+{
+	size_t len = strlen(line);
+
+	while (len && line[len - 1] == ' ')
+		line[--len] = 0;
+	printf("%s\n", line);
+	fflush(stdout);
+}
+
+static void print_csv(const char *cond, bool file, long size_mib, int n,
+		      enum method m, const struct figure *f)
+{
+	char what[160] = "";
+
+	if (!csv)
+		return;
+	if (f->call)
+		describe_error(what, sizeof(what), f);
+	fprintf(csv, "%s,%d,%ld,%d,%s,", cond, file, size_mib, n, method_name[m]);
+	if (f->ok)
+		fprintf(csv, "%.3f,%.3f,%.3f,%.0f", f->median / 1e6,
+			f->min / 1e6, f->max / 1e6, f->mib_s);
+	else
+		fprintf(csv, "err,,,");
+	fprintf(csv, ",%d,%d,%s\n", f->runs, f->runs - f->ok, what);
+}
 
 static void print_row(const char *cond, long size_mib, int n, bool file,
 		      struct figure *f, const struct opts *o)
 {
-	char label[64];
+	char label[64], line[256];
 	int m;
 
 	snprintf(label, sizeof(label), "%s%s", cond, file ? " (file)" : "");
 	if (progress)
 		fprintf(stderr, "\r\033[K");
-	printf("%-24s %6ld %3d", label, size_mib, n);
+	snprintf(line, sizeof(line), "%-24s %5ld %3d", label, size_mib, n);
 	for (m = 0; m < NR_METHODS; m++) {
 		if (!o->methods[m])
 			continue;
-		if (f[m].median < 0)
-			printf(" %21s", "n/a");
-		else
-			printf(" %7.0f %5.0f-%-5.0f%s", f[m].median / 1e6,
-			       f[m].min / 1e6, f[m].max / 1e6, "");
-		if (csv && f[m].median >= 0)
-			fprintf(csv, "%s,%d,%ld,%d,%s,%.3f,%.3f,%.3f,%.0f\n",
-				cond, file, size_mib, n, method_name[m],
-				f[m].median / 1e6, f[m].min / 1e6,
-				f[m].max / 1e6, f[m].mib_s);
+		if (f[m].call)
+			add_note(&f[m], m, label, size_mib, n);
+		format_cell(line, sizeof(line), &f[m]);
+		print_csv(cond, file, size_mib, n, m, &f[m]);
 	}
-	printf("\n");
-	fflush(stdout);
+	print_line(line);
 }
 
 static void print_header(const struct opts *o)
 {
+	char line[256];
+	size_t used;
 	int m;
 
-	printf("%-24s %6s %3s", "victim condition", "MiB", "N");
-	for (m = 0; m < NR_METHODS; m++)
+	printf("# kill-to-free time, ms: from the kill until the victims' cgroup had given\n"
+	       "# back 90%% of the anonymous memory it held (memory.current read every 200us\n"
+	       "# by this unthrottled task); median (min-max) of %d runs, N victims killed\n"
+	       "# together by cgroup.kill, the size split among them.  Columns:\n",
+	       o->reps);
+	if (o->methods[M_PLAIN])
+		printf("#   plain         %s\n",
+		       "SIGKILL; the victims free their memory on their way out");
+	if (o->methods[M_MRELEASE])
+		printf("#   mrelease      the same kill, then process_mrelease() on every victim\n"
+		       "#                 from this task, right after the kill and once (as lmkd)\n");
+	if (o->methods[M_REAP])
+		printf("#   reap_on_kill  %s\n",
+		       "the same kill, memory.reap_on_kill=1 on the victims' cgroup");
+	printf("# A run in which a call failed is an error, left out of the figure: [n]\n"
+	       "# refers to a note under the table, err means every run failed.\n");
+	snprintf(line, sizeof(line), "%-24s %5s %3s", "victim condition", "MiB", "N");
+	for (m = 0; m < NR_METHODS; m++) {
+		used = strlen(line);
 		if (o->methods[m])
-			printf(" %21s", method_name[m]);
-	printf("\n%-35s", "");
-	for (m = 0; m < NR_METHODS; m++)
-		if (o->methods[m])
-			printf(" %21s", "ms median (min-max)");
-	printf("\n");
+			snprintf(line + used, sizeof(line) - used, " %-22s",
+				 method_name[m]);
+	}
+	print_line(line);
 }
 
 static void run_row(enum condition c, long size_mib, int n, bool file,
 		    const struct opts *o)
 {
-	struct figure f[NR_METHODS];
+	struct figure f[NR_METHODS] = { };
 	int m;
 
-	for (m = 0; m < NR_METHODS; m++) {
-		f[m] = (struct figure){ -1, -1, -1, 0 };
+	for (m = 0; m < NR_METHODS; m++)
 		if (o->methods[m])
 			f[m] = run_figure(m, c, (size_t)size_mib << 20, n,
 					  file, o->reps);
-	}
 	print_row(cond_name[c], size_mib, n, file, f, o);
 }
 
-static void run_overhead(int reps)
+/* --- overhead on the fatal-signal path ---------------------------------- */
+
+/*
+ * The series hooks complete_signal() where it turns a signal into a group
+ * exit: a static branch, taken while any cgroup has memory.reap_on_kill
+ * set, then a call that looks up the task's memcg and tests its flag.  What
+ * that costs a process outside covered cgroups is measured by timing
+ * kill(SIGKILL) alone, the syscall whose work is that path, on a child that
+ * has not run yet: this task is SCHED_FIFO and pinned, the child is born
+ * (CLONE_INTO_CGROUP) in a cgroup confined to the same CPU, so it cannot run
+ * before it is killed and the kill never has to wake or interrupt anybody.
+ * The child exits after the clock stopped, while we wait for it.
+ *
+ * Right before, kill(child, 0) is timed too: the same syscall entry, pid
+ * lookup and permission check, without the signal.  Under emulation on a
+ * shared host the speed of the machine drifts by tens of percent from one
+ * second to the next; the ratio of the two, taken microseconds apart, does
+ * not, and is what compares across boots (stock and patched kernels).
+ *
+ * Key on: the sibling cgroup "covered" has memory.reap_on_kill=1, so the
+ * branch is taken and the child's memcg is looked up; key off: no cgroup
+ * has it, the branch is patched out.  Blocks of OH_BLOCK samples alternate
+ * between the two, the first sample of a block is dropped (it runs freshly
+ * patched code), and pairs of adjacent blocks give the paired comparison.
+ * Sampling stops once the 95% CI of every state's median ratio is narrower
+ * than --ci percent of it.
+ */
+#define OH_BLOCK	100
+#define OH_MIN_ROUNDS	30
+#define OH_MAX_SAMPLES	(OH_BLOCK * 2000)	/* per state */
+#define OH_MAX_SECONDS	600
+
+enum key_state { KEY_ON, KEY_OFF, KEY_STOCK, NR_KEY_STATES };
+static const char * const key_name[NR_KEY_STATES] = {
+	"key_on", "key_off", "stock",
+};
+
+struct oh_state {
+	long long *kill, *ref;	/* per sample, ns */
+	long long *ratio;	/* per sample, kill / ref in millionths */
+	long long *block_med;	/* per block, median kill time, ns */
+	int n, blocks;
+	int spoiled;		/* samples whose child ran before the kill */
+};
+
+struct oh_stat {
+	long long median, lo, hi;
+};
+
+static double sqrt_d(double x)
 {
-	char *cg = bench_cg("victims");
-	long long t[MAX_REPS];
+	double r = x > 1 ? x : 1;
 	int i;
 
-	cg_write(cg, "memory.reap_on_kill", "0");
-	for (i = 0; i < reps; i++) {
-		struct victim_set v = { };
-		long long t0;
+	for (i = 0; i < 64; i++)
+		r = (r + x / r) / 2;
+	return r;
+}
 
-		if (spawn_victims(&v, 1, 1 << 20, 0, -1))
-			break;
+/*
+ * Distribution-free 95% CI of the median: the order statistics at ranks
+ * n/2 -+ 1.96 * sqrt(n) / 2 of the sorted sample.  Sorts @t.
+ */
+static struct oh_stat median_ci(long long *t, int n)
+{
+	double h = 0.98 * sqrt_d(n);
+	long j = (long)(n / 2.0 - h), k = (long)(n / 2.0 + h + 1);
+	struct oh_stat s;
+
+	qsort(t, n, sizeof(*t), cmp_ll);
+	s.median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	s.lo = t[j < 0 ? 0 : j];
+	s.hi = t[k > n - 1 ? n - 1 : k];
+	return s;
+}
+
+/* The same, on a copy: the samples keep their order. */
+static struct oh_stat median_ci_of(const long long *t, int n)
+{
+	long long *copy = malloc(sizeof(*copy) * n);
+	struct oh_stat s = { -1, -1, -1 };
+
+	if (!copy)
+		return s;
+	memcpy(copy, t, sizeof(*copy) * n);
+	s = median_ci(copy, n);
+	free(copy);
+	return s;
+}
+
+static FILE *raw;
+
+/* One block of samples into @s; returns 0, or -1 with a message. */
+static int oh_block(int cg_fd, int *ran, struct oh_state *s, enum key_state k)
+{
+	long long kill_ns[OH_BLOCK];
+	int i, status, kept = 0;
+
+	for (i = 0; i < OH_BLOCK; i++) {
+		int before = __atomic_load_n(ran, __ATOMIC_SEQ_CST), r0, r1;
+		bool spoiled;
+		long long t0, t1, t2;
+		pid_t pid = clone_into_cgroup(cg_fd);
+
+		if (pid < 0) {
+			fprintf(stderr, "reap_bench: clone3(CLONE_INTO_CGROUP): %s\n",
+				strerror(errno));
+			return -1;
+		}
+		if (pid == 0) {
+			/* Only if we ran before the kill, which spoils the sample. */
+			__atomic_fetch_add(ran, 1, __ATOMIC_SEQ_CST);
+			for (;;)
+				pause();
+		}
 		t0 = now_ns();
-		kill(v.pid[0], SIGKILL);
-		waitpid(v.pid[0], NULL, 0);
-		t[i] = now_ns() - t0;
-		close(v.pidfd[0]);
+		r0 = kill(pid, 0);
+		t1 = now_ns();
+		r1 = kill(pid, SIGKILL);
+		t2 = now_ns();
+		if (r0 || r1) {
+			fprintf(stderr, "reap_bench: kill(%d, %s): %s\n", pid,
+				r0 ? "0" : "SIGKILL", strerror(errno));
+			return -1;
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status) ||
+		    WTERMSIG(status) != SIGKILL) {
+			fprintf(stderr, "reap_bench: child %d: wait status %#x, %s\n",
+				pid, status, "want killed by SIGKILL");
+			return -1;
+		}
+		/*
+		 * A child that ran went to sleep in pause(): its kill had to
+		 * wake it.  That happens when RT throttling lets it run.
+		 */
+		spoiled = __atomic_load_n(ran, __ATOMIC_SEQ_CST) != before;
+		if (raw)
+			fprintf(raw, "%s,%d,%d,%lld,%lld,%d\n", key_name[k],
+				s->blocks, i, t1 - t0, t2 - t1, spoiled);
+		s->spoiled += spoiled;
+		/* The first kill after the key changed runs freshly patched code. */
+		if (!i || spoiled)
+			continue;
+		s->kill[s->n] = t2 - t1;
+		s->ref[s->n] = t1 - t0;
+		s->ratio[s->n] = (t2 - t1) * 1000000 / (t1 - t0 ? t1 - t0 : 1);
+		kill_ns[kept++] = t2 - t1;
+		s->n++;
 	}
-	qsort(t, i, sizeof(t[0]), cmp_ll);
-	if (i)
-		printf("%s: median %.1f us (min %.1f, max %.1f, %d runs)\n",
-		       "overhead: kill()+waitpid() of a 1 MiB process, no setting",
-		       t[i / 2] / 1e3, t[0] / 1e3, t[i - 1] / 1e3, i);
-	if (csv && i)
-		fprintf(csv, "overhead,0,1,1,kill_wait,%.4f,%.4f,%.4f,0\n",
-			t[i / 2] / 1e6, t[0] / 1e6, t[i - 1] / 1e6);
-	free(cg);
+	s->block_med[s->blocks++] = kept ? median_ci(kill_ns, kept).median : 0;
+	return 0;
+}
+
+static int oh_set_key(const char *covered, enum key_state k)
+{
+	int ret;
+
+	if (k == KEY_STOCK)
+		return 0;
+	ret = cg_write(covered, "memory.reap_on_kill", k == KEY_ON ? "1" : "0");
+	if (ret)
+		fprintf(stderr, "reap_bench: memory.reap_on_kill: %s\n", strerror(-ret));
+	return ret;
+}
+
+/* Pin to the last CPU and become SCHED_FIFO; children start SCHED_OTHER. */
+static int oh_isolate(const char *victims, int *cpu)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	cpu_set_t set;
+	char buf[16];
+
+	*cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	snprintf(buf, sizeof(buf), "%d", *cpu);
+	CPU_ZERO(&set);
+	CPU_SET(*cpu, &set);
+	if (cg_write(victims, "cpuset.cpus", buf) ||
+	    sched_setaffinity(0, sizeof(set), &set) ||
+	    sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp)) {
+		fprintf(stderr, "reap_bench: cannot pin to CPU %d or become SCHED_FIFO: %s\n",
+			*cpu, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static bool oh_precise(const struct oh_state *s, double pct)
+{
+	struct oh_stat k = median_ci_of(s->ratio, s->n);
+
+	return k.median > 0 && 100.0 * (k.hi - k.lo) < pct * k.median;
+}
+
+static void oh_report(enum key_state k, const struct oh_state *s)
+{
+	struct oh_stat t = median_ci_of(s->kill, s->n);
+	struct oh_stat r = median_ci_of(s->ratio, s->n);
+	struct oh_stat ref = median_ci_of(s->ref, s->n);
+	long long bmin = s->block_med[0], bmax = s->block_med[0];
+	int i;
+
+	for (i = 1; i < s->blocks; i++) {
+		if (s->block_med[i] < bmin)
+			bmin = s->block_med[i];
+		if (s->block_med[i] > bmax)
+			bmax = s->block_med[i];
+	}
+	printf("%-7s kill(SIGKILL) median %lld ns, 95%% CI %lld-%lld (%.2f%% of it), n = %d",
+	       key_name[k], t.median, t.lo, t.hi,
+	       100.0 * (t.hi - t.lo) / t.median, s->n);
+	printf(" in %d blocks, block medians %lld-%lld", s->blocks, bmin, bmax);
+	printf("; %d dropped: the child had run\n", s->spoiled);
+	printf("%-7s kill(SIGKILL) / kill(pid, 0) median %.4f, 95%% CI %.4f-%.4f (%.2f%% of it)",
+	       key_name[k], r.median / 1e6, r.lo / 1e6, r.hi / 1e6,
+	       100.0 * (r.hi - r.lo) / r.median);
+	printf("; kill(pid, 0) median %lld ns\n", ref.median);
+	if (csv)
+		fprintf(csv, "%s,%d,%d,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f\n",
+			key_name[k], s->n, s->blocks, t.median, t.lo, t.hi,
+			ref.median, r.median / 1e6, r.lo / 1e6, r.hi / 1e6);
+}
+
+/* key_on against key_off: the ratios of adjacent blocks' medians. */
+static void oh_report_pairs(const struct oh_state *on, const struct oh_state *off)
+{
+	int i, n = 0, blocks = on->blocks < off->blocks ? on->blocks : off->blocks;
+	long long *r = malloc(sizeof(*r) * (blocks + 1));
+	struct oh_stat p;
+
+	for (i = 0; r && i < blocks; i++)
+		/* A block all of whose children ran has no median. */
+		if (on->block_med[i] && off->block_med[i])
+			r[n++] = on->block_med[i] * 1000000 / off->block_med[i];
+	if (n < 2) {
+		free(r);
+		return;
+	}
+	p = median_ci(r, n);
+	free(r);
+	printf("key_on / key_off, paired: %+.2f%% (95%% CI %+.2f..%+.2f%%)",
+	       p.median / 1e4 - 100, p.lo / 1e4 - 100, p.hi / 1e4 - 100);
+	printf(", median ratio of the median kill(SIGKILL) of %d pairs of adjacent blocks\n", n);
+	if (csv)
+		fprintf(csv, "paired,,%d,,,,,%.6f,%.6f,%.6f\n", n, p.median / 1e6,
+			p.lo / 1e6, p.hi / 1e6);
+}
+
+static int run_overhead(const struct opts *o)
+{
+	char *victims = bench_cg("victims"), *covered = bench_cg("covered");
+	struct oh_state st[NR_KEY_STATES] = { };
+	enum key_state k, first = have_reap ? KEY_ON : KEY_STOCK;
+	enum key_state last = have_reap ? KEY_OFF : KEY_STOCK;
+	long long t0 = now_ns();
+	int cg_fd = -1, cpu, ret = -1, round;
+	bool done = false;
+	int *ran;
+
+	ran = mmap(NULL, sizeof(*ran), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ran == MAP_FAILED)
+		goto out;
+	if (have_reap && cg_write(victims, "memory.reap_on_kill", "0"))
+		goto out;
+	cg_fd = dirfd_open_opath(victims);
+	if (cg_fd < 0 || oh_isolate(victims, &cpu))
+		goto out;
+	for (k = first; k <= last; k++) {
+		st[k].kill = malloc(sizeof(long long) * OH_MAX_SAMPLES);
+		st[k].ref = malloc(sizeof(long long) * OH_MAX_SAMPLES);
+		st[k].ratio = malloc(sizeof(long long) * OH_MAX_SAMPLES);
+		st[k].block_med = malloc(sizeof(long long) * OH_MAX_SAMPLES);
+		if (!st[k].kill || !st[k].ref || !st[k].ratio || !st[k].block_med)
+			goto out;
+	}
+	printf("# overhead on the fatal-signal path of a process outside covered cgroups\n"
+	       "# method: this task, SCHED_FIFO on CPU %d, clones a child into a cgroup\n"
+	       "#   without the setting, confined to that CPU, so the child cannot run,\n"
+	       "#   and times kill(child, 0), then kill(child, SIGKILL): pid lookup,\n"
+	       "#   permission check, __send_signal_locked() and complete_signal()\n"
+	       "#   turning it into a group exit, where memory.reap_on_kill hooks in.\n"
+	       "#   The child exits after the clock stopped.\n", cpu);
+	if (have_reap)
+		printf("#   key_on: a sibling cgroup has memory.reap_on_kill=1, so the static\n"
+		       "#   branch is taken and the child's memcg looked up; key_off: no cgroup\n"
+		       "#   has it.  Blocks of %d samples alternate between the two (the first\n"
+		       "#   sample of each is dropped),\n", OH_BLOCK);
+	else
+		printf("#   stock: this kernel has no memory.reap_on_kill.  Blocks of %d samples\n"
+		       "#   (the first of each dropped),\n", OH_BLOCK);
+	printf("#   at least %d per state, until the 95%% CI of the median of\n"
+	       "#   kill(SIGKILL) / kill(pid, 0) (order statistics, distribution-free)\n"
+	       "#   is narrower than %.2f%% of it, %d samples or %d s.\n",
+	       OH_MIN_ROUNDS, o->ci_pct, OH_MAX_SAMPLES, OH_MAX_SECONDS);
+	fflush(stdout);
+
+	for (round = 0; !done; round++) {
+		for (k = first; k <= last; k++)
+			if (oh_set_key(covered, k) || oh_block(cg_fd, ran, &st[k], k))
+				goto out;
+		if (round + 1 < OH_MIN_ROUNDS || round % 10)
+			continue;
+		done = true;
+		for (k = first; k <= last; k++)
+			done = done && oh_precise(&st[k], o->ci_pct);
+		if (st[first].n + OH_BLOCK > OH_MAX_SAMPLES ||
+		    now_ns() - t0 > OH_MAX_SECONDS * NSEC)
+			break;
+		if (progress)
+			fprintf(stderr, "\r  overhead: %d samples per state\033[K",
+				st[first].n);
+	}
+	if (progress)
+		fprintf(stderr, "\r\033[K");
+	if (csv)
+		fprintf(csv, "%s,%s\n", "state,samples,blocks,median_ns,ci95_lo_ns,ci95_hi_ns",
+			"ref_median_ns,ratio_median,ratio_ci95_lo,ratio_ci95_hi");
+	for (k = first; k <= last; k++)
+		oh_report(k, &st[k]);
+	if (have_reap)
+		oh_report_pairs(&st[KEY_ON], &st[KEY_OFF]);
+	if (!done)
+		printf("# the CI target was not reached\n");
+	printf("# %.0f s\n", (now_ns() - t0) / 1e9);
+	ret = 0;
+out:
+	if (have_reap)
+		cg_write(covered, "memory.reap_on_kill", "0");
+	for (k = 0; k < NR_KEY_STATES; k++) {
+		free(st[k].kill);
+		free(st[k].ref);
+		free(st[k].ratio);
+		free(st[k].block_med);
+	}
+	if (cg_fd >= 0)
+		close(cg_fd);
+	free(victims);
+	free(covered);
+	return ret;
 }
 
 /* --- options ---------------------------------------------------------- */
@@ -563,7 +1076,7 @@ static const char * const cond_key[NR_CONDS] = {
 };
 
 static const char * const method_key[NR_METHODS] = {
-	"plain", "mrelease", "reap", "munmap",
+	"plain", "mrelease", "reap",
 };
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -576,7 +1089,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "methods", required_argument, NULL, 'm' },
 		{ "file", no_argument, NULL, 'f' },
 		{ "overhead", no_argument, NULL, 'o' },
+		{ "ci", required_argument, NULL, 'I' },
 		{ "csv", required_argument, NULL, 'C' },
+		{ "raw", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -586,6 +1101,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->reps = 5;
+	o->ci_pct = 0.5;
 	for (i = 0; i < NR_CONDS; i++)
 		o->conds[i] = true;
 	for (i = 0; i < NR_METHODS; i++)
@@ -623,8 +1139,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'o':
 			o->overhead = true;
 			break;
+		case 'I':
+			o->ci_pct = strtod(optarg, &end);
+			if (*end || o->ci_pct <= 0 || o->ci_pct > 100) {
+				fprintf(stderr, "reap_bench: bad value '%s' for --ci\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'C':
 			o->csv = optarg;
+			break;
+		case 'R':
+			o->raw = optarg;
 			break;
 		case 'h':
 			fputs(help_text, stdout);
@@ -662,10 +1189,57 @@ static void probe_features(void)
 	free(cg);
 }
 
+/* The kernel build's ID from /sys/kernel/notes, as hex into @buf. */
+static void kernel_build_id(char *buf, size_t len)
+{
+	unsigned char notes[4096];
+	ssize_t size = read_text("/sys/kernel/notes", (char *)notes, sizeof(notes));
+	size_t off = 0, i;
+
+	snprintf(buf, len, "unknown");
+	while (size > 0 && off + 12 <= (size_t)size) {
+		unsigned int namesz, descsz, type;
+		size_t name, desc;
+
+		memcpy(&namesz, notes + off, 4);
+		memcpy(&descsz, notes + off + 4, 4);
+		memcpy(&type, notes + off + 8, 4);
+		name = off + 12;
+		desc = name + ((namesz + 3) & ~3U);
+		off = desc + ((descsz + 3) & ~3U);
+		if (off > (size_t)size)
+			break;
+		/* NT_GNU_BUILD_ID */
+		if (type != 3 || namesz != 4 || memcmp(notes + name, "GNU", 4))
+			continue;
+		for (i = 0; i < descsz && 2 * i + 3 <= len; i++)
+			snprintf(buf + 2 * i, 3, "%02x", notes[desc + i]);
+		return;
+	}
+}
+
+/* What was measured, so that a figure quoted elsewhere can say so. */
+static void print_system(void)
+{
+	char cs[64] = "?", id[64];
+	struct utsname u;
+	time_t now = time(NULL);
+	char date[32];
+
+	uname(&u);
+	read_text("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		  cs, sizeof(cs));
+	cs[strcspn(cs, "\n")] = 0;
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+	kernel_build_id(id, sizeof(id));
+	printf("# %s; kernel %s %s, build ID %s; %ld CPUs, clocksource %s\n",
+	       date, u.release, u.version, id, sysconf(_SC_NPROCESSORS_ONLN), cs);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
-	int s, n;
+	int s, n, ret = 0;
 	enum condition c;
 
 	if (parse_opts(argc, argv, &o)) {
@@ -693,6 +1267,7 @@ int main(int argc, char **argv)
 	}
 	probe_features();
 	progress = isatty(STDERR_FILENO);
+	print_system();
 	if (!have_reap && o.methods[M_REAP]) {
 		printf("# memory.reap_on_kill: not in this kernel; that column is skipped\n");
 		o.methods[M_REAP] = false;
@@ -705,21 +1280,26 @@ int main(int argc, char **argv)
 		csv = fopen(o.csv, "w");
 		if (!csv) {
 			fprintf(stderr, "reap_bench: %s: %s\n", o.csv, strerror(errno));
-			cleanup_cgroups();
+			destroy_cgroups();
 			return 2;
 		}
-		fprintf(csv, "%s\n",
-			"condition,file,size_mib,victims,method,median_ms,min_ms,max_ms,mib_per_s");
 	}
 
 	if (o.overhead) {
-		run_overhead(o.reps);
+		raw = o.raw ? fopen(o.raw, "w") : NULL;
+		if (o.raw && !raw)
+			fprintf(stderr, "reap_bench: %s: %s\n", o.raw, strerror(errno));
+		if (raw)
+			fprintf(raw, "state,block,sample,kill0_ns,sigkill_ns,child_ran\n");
+		ret = run_overhead(&o) ? 1 : 0;
+		if (raw)
+			fclose(raw);
 		goto out;
 	}
 
-	printf("# kill-to-free: from the kill until the victims' cgroup gave back 90%% of its\n"
-	       "# anonymous memory (memory.current sampled every 200us); %d runs per figure\n",
-	       o.reps);
+	if (csv)
+		fprintf(csv, "%s\n",
+			"condition,file,size_mib,victims,method,median_ms,min_ms,max_ms,mib_per_s,runs,errors,error");
 	print_header(&o);
 	for (s = 0; s < o.nr_sizes; s++)
 		for (c = 0; c < NR_CONDS; c++)
@@ -735,9 +1315,10 @@ int main(int argc, char **argv)
 		run_row(o.conds[C_CPUMAX1] ? C_CPUMAX1 : C_NONE,
 			o.sizes_mib[0], o.counts[n], false, &o);
 	}
+	printf("%s", notes);
 out:
 	if (csv)
 		fclose(csv);
-	cleanup_cgroups();
-	return 0;
+	destroy_cgroups();
+	return ret;
 }
