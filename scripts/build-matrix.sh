@@ -12,10 +12,11 @@
 # exits non-zero if any failed.  Logs: build/logs/matrix-NAME.log.
 . "$(dirname "$0")/lib.sh"
 
-# NAME  the Kconfig line that makes the configuration
+# NAME:the Kconfig lines that make the configuration, separated by ";"
+# (FUTEX can be switched off only with EXPERT)
 MATRIX="
 reap_on_kill_off:# CONFIG_MEMCG_REAP_ON_KILL is not set
-futex_off:# CONFIG_FUTEX is not set
+futex_off:CONFIG_EXPERT=y;# CONFIG_FUTEX is not set
 compat_off:# CONFIG_IA32_EMULATION is not set
 "
 
@@ -41,7 +42,7 @@ for name in $want; do
 	obj=$BUILD/obj/matrix-$name
 	log=$BUILD/logs/matrix-$name.log
 	frag=$(mktemp)
-	printf '%s\n' "$line" > "$frag"
+	tr ';' '\n' <<<"$line" > "$frag"
 	step "build matrix: $name ($line)"
 	start=$(date +%s)
 	if ! "$TOP/scripts/kernel-config.sh" "$TREE" "$obj" \
