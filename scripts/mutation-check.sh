@@ -40,10 +40,13 @@ restore() {
 }
 
 # caught LOG BINARY TEST: did TEST of BINARY fail (or not report) in LOG?
+# The console ends lines with CR LF: strip the CR, or no line matches and
+# every test would look as if it had died.
 caught() {
-	local log=$1 bin=$2 test=$3
-	grep -qE "^not ok [0-9]+ $test( |\$)" "$log.$bin" && return 0
-	grep -qE "^ok [0-9]+ $test( |\$)" "$log.$bin" && return 1
+	local log=$1 bin=$2 test=$3 tap
+	tap=$(tr -d '\r' < "$log.$bin")
+	grep -qE "^not ok [0-9]+ $test( |\$)" <<<"$tap" && return 0
+	grep -qE "^ok [0-9]+ $test( |\$)" <<<"$tap" && return 1
 	return 0	# no result at all: the binary died on the way
 }
 
