@@ -83,9 +83,8 @@ for name in $want; do
 	hit=""
 	for bin in $by; do
 		names=$(for spec in $tests; do [ "${spec%%:*}" = "$bin" ] && echo "${spec#*:}"; done)
-		args=""
-		# test_reap_on_kill runs the tests named on its command line.
-		[ "$bin" = test_reap_on_kill ] && args=$(echo $names)
+		# Both binaries run only the tests named on their command line.
+		args=$(echo $names)
 		set +e
 		# shellcheck disable=SC2086
 		"$TOP/scripts/guest-run.sh" --kernel "$obj/arch/x86/boot/bzImage" --timeout 1200 -- \
