@@ -988,16 +988,32 @@ out:
 }
 
 /* The setting is 0, or the signal is not fatal: no reap may happen. */
+/*
+ * The setting is 0, or the signal is not fatal: no reap may happen.  A
+ * sibling cgroup has the setting, so the static key is on and the kill
+ * really goes through the check of the victim's cgroup: without the
+ * sibling, a kill in an uncovered cgroup would never reach the hook, and
+ * a check that covered everyone would pass unnoticed.  No reap may even
+ * be queued (the trace), let alone free memory (kill_reap).
+ */
 static int no_reap(const char *root, bool setting, int sig,
 		   enum victim_mode mode)
 {
 	struct victim_args a = { .size = MB(64), .mode = mode };
 	struct pair cg = { };
-	int ret = KSFT_FAIL, status;
+	int ret = KSFT_FAIL, status, queued;
+	char *sibling = NULL;
 	pid_t pid;
 
+	if (!have_tracefs())
+		return KSFT_SKIP;
 	if (pair_create(root, &cg) ||
 	    cg_write(cg.leaf, "memory.reap_on_kill", setting ? "1" : "0"))
+		goto out;
+	sibling = cg_name(cg.parent, "covered_sibling");
+	if (!sibling || cg_create(sibling) ||
+	    cg_write(sibling, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
 		goto out;
 	pid = spawn_victim(cg.leaf, &a);
 	if (pid < 0)
@@ -1008,9 +1024,19 @@ static int no_reap(const char *root, bool setting, int sig,
 	sleep_ms(1000);
 	if (unthrottle_and_reap(cg.leaf, pid, &status))
 		goto out;
-	if (events(cg.leaf, "memory.events", "kill_reap ") == 0)
+	queued = trace_find("reap_on_kill_queue", pid, NULL, 0);
+	if (queued == 0 &&
+	    events(cg.leaf, "memory.events", "kill_reap ") == 0)
 		ret = KSFT_PASS;
+	else
+		ksft_print_msg("%d reaps queued for pid %d, kill_reap %ld\n",
+			       queued, pid,
+			       events(cg.leaf, "memory.events", "kill_reap "));
 out:
+	trace_end();
+	if (sibling)
+		cg_destroy(sibling);
+	free(sibling);
 	pair_destroy(&cg);
 	return ret;
 }
