@@ -82,7 +82,9 @@ for name in $want; do
 	done
 	hit=""
 	for bin in $by; do
-		names=$(for spec in $tests; do [ "${spec%%:*}" = "$bin" ] && echo "${spec#*:}"; done)
+		names=$(for spec in $tests; do
+			if [ "${spec%%:*}" = "$bin" ]; then echo "${spec#*:}"; fi
+		done)
 		# Both binaries run only the tests named on their command line.
 		args=$(echo $names)
 		set +e
