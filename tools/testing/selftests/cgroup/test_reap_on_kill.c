@@ -1370,6 +1370,31 @@ static void print_waiter(int status)
  * its list before the reap (the kernel then cleared the list pointer:
  * kept_vmas=0), or if the reap kept everything (memory not freed).
  */
+/*
+ * Let the killed victim run its exit path, and wait for the waiter process
+ * to report that it saw the owner die (exit status 0).  *waiter is reaped
+ * here either way, and set to -1.
+ */
+static bool unthrottle_and_wait_owner_dead(const char *cgroup, pid_t *waiter,
+					   long long timeout)
+{
+	int status;
+	bool waited;
+
+	cg_write(cgroup, "cpu.max", "max");
+	waited = waitpid_timeout(*waiter, &status, timeout);
+	*waiter = -1;
+	if (!waited) {
+		ksft_print_msg("the waiter is still blocked\n");
+		return false;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		print_waiter(status);
+		return false;
+	}
+	return true;
+}
+
 static int test_robust_futex(const char *root)
 {
 	struct victim_args a = { .size = MB(64), .mode = V_ROBUST,
@@ -1414,17 +1439,9 @@ static int test_robust_futex(const char *root)
 		goto reap;
 	}
 	/* Now the exit path must still get through the private mutex. */
-	cg_write(cg.leaf, "cpu.max", "max");
-	if (!waitpid_timeout(waiter, &status, TIMEOUT + 10 * SECOND)) {
-		ksft_print_msg("the waiter is still blocked\n");
-		waiter = -1;
+	if (!unthrottle_and_wait_owner_dead(cg.leaf, &waiter,
+					    TIMEOUT + 10 * SECOND))
 		goto reap;
-	}
-	waiter = -1;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		print_waiter(status);
-		goto reap;
-	}
 	ret = KSFT_PASS;
 reap:
 	if (waiter > 0) {
@@ -1554,17 +1571,8 @@ static int test_robust_futex_compat(const char *root)
 		ksft_print_msg("kill_reap counted a reap that freed nothing\n");
 		goto reap;
 	}
-	cg_write(cg.leaf, "cpu.max", "max");
-	if (!waitpid_timeout(waiter, &status, 150 * SECOND)) {
-		ksft_print_msg("the waiter is still blocked\n");
-		waiter = -1;
+	if (!unthrottle_and_wait_owner_dead(cg.leaf, &waiter, 150 * SECOND))
 		goto reap;
-	}
-	waiter = -1;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		print_waiter(status);
-		goto reap;
-	}
 	ret = KSFT_PASS;
 reap:
 	if (waiter > 0) {
