@@ -17,17 +17,21 @@ help:
 	@echo "make build-matrix   compile the series with the feature, futexes, 32-bit compat off"
 	@echo "make stress         the stress tests for longer, several seeds (STRESS_SECONDS, STRESS_SEEDS)"
 	@echo "make bench          the full benchmark matrix; CSV and PNG under build/bench/"
-	@echo "make baseline       upstream cgroup selftests on a stock 6.12 build of the same config"
+	@echo "make baseline       upstream cgroup selftests on a stock build of the same config"
 	@echo "make shell          interactive shell in the guest (Ctrl-A X quits)"
 	@echo "make guest-run CMD='...'  run one command in the guest, with its exit status"
-	@echo "make tree           compose build/linux: pristine source + patches/linux + our files"
-	@echo "make export-series  write build/linux's commits back to patches/linux"
+	@echo "make tree           compose build/linux-KBASE: pristine source + its series + our files"
+	@echo "make export-series  write build/linux-KBASE's commits back to its series"
 	@echo "make kernel | kernel-stock | tests   build pieces"
 	@echo "make checkpatch     checkpatch.pl --strict on the series and our files"
 	@echo "make systemd        patched systemd: fetch, build, boot as PID 1, its tests and libcgroup's"
 	@echo "make systemd-export-series  write build/systemd/src's commits back to patches/systemd"
 	@echo "make series         upstream-ready series + cover letter in build/series/, built patch by patch"
-	@echo "make deb            Debian packages of the patched kernel in build/deb/, boot-checked"
+	@echo "make deb            Debian packages of the patched 6.12 kernel in build/deb/, boot-checked"
+	@echo ""
+	@echo "KBASE=mainline (default) or KBASE=6.12 picks the kernel base of the"
+	@echo "single-kernel targets (tree, kernel, shell, stress, baseline, series, ...);"
+	@echo "make check checks both (CHECK_KBASES='6.12' for one)."
 
 demo:
 	$(S)/bench.sh demo
@@ -96,7 +100,7 @@ systemd-export-series:
 	$(S)/systemd-export-series.sh
 
 clean:
-	rm -rf build/obj build/tests build/guest build/results build/logs
+	rm -rf build/obj build/tests-* build/guest build/results-* build/logs
 
 distclean:
 	$(S)/check-tree.sh

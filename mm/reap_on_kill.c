@@ -43,7 +43,8 @@
  * What it never does: it does not make the victim an OOM victim (no
  * TIF_MEMDIE, no signal->oom_mm, no access to memory reserves), adds no
  * signal semantics and no syscall, and costs kill() a patched-out branch
- * while no cgroup uses it, and one flag test for tasks outside such cgroups.
+ * while no cgroup uses it; while one does, tasks outside covered cgroups
+ * pay a look-up of their memory cgroup per fatal signal.
  */
 
 #include <linux/cgroup.h>
@@ -197,6 +198,7 @@ static struct mm_struct *reap_take_mm(struct reap_on_kill *rok)
 	return xchg(&rok->mm, REAP_MM_TAKEN);
 }
 
+#ifdef CONFIG_FUTEX
 static void reap_fence_ipi(void *unused)
 {
 }
@@ -208,6 +210,16 @@ static void reap_fence_ipi(void *unused)
  * not on a CPU gets back to user mode only through exit_to_user_mode(),
  * which acts on the SIGKILL first.  A thread on a CPU is interrupted by our
  * IPI, and leaving the interrupt does the same.
+ *
+ * One write to user memory may still come after the fence: a thread that
+ * was interrupted inside the vDSO's robust unlock sequence gets its
+ * list_op_pending cleared on the way out of the interrupt
+ * (futex_fixup_robust_unlock()), and our IPI returns before that.  The
+ * write only ever clears the pending pointer, in the list head.  If we read
+ * the old value, we keep more than the exit path needs; if we read NULL,
+ * the exit path finds NULL as well.  The head itself is kept whenever the
+ * exit path has anything to do; otherwise a late write into a reaped head
+ * faults (MMF_UNSTABLE), and the fixup, like the walk, gives up harmlessly.
  */
 static void reap_fence_user_mode(struct task_struct *victim)
 {
@@ -222,7 +234,6 @@ static void reap_fence_user_mode(struct task_struct *victim)
 	rcu_read_unlock();
 }
 
-#ifdef CONFIG_FUTEX
 /* Keep the VMA(s) holding [uaddr, uaddr + size) out of the reap. */
 static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
 			    const void __user *uaddr, size_t size)
@@ -346,17 +357,18 @@ static int reap_keep_robust_lists(struct reap_keep *keep,
 	struct task_struct *t;
 	int ret = 0;
 
+	reap_fence_user_mode(victim);
 	keep->budget = REAP_ROBUST_BUDGET;
 	kthread_use_mm(mm);
 	rcu_read_lock();
 	for_each_thread(victim, t) {
 #ifdef CONFIG_COMPAT
-		if (READ_ONCE(t->compat_robust_list)) {
+		if (READ_ONCE(t->futex.compat_robust_list)) {
 			ret = -EOPNOTSUPP;
 			break;
 		}
 #endif
-		head = READ_ONCE(t->robust_list);
+		head = READ_ONCE(t->futex.robust_list);
 		if (!head)
 			continue;
 		ret = reap_keep_robust_list(keep, mm, head);
@@ -387,6 +399,22 @@ static bool reap_vma_kept(const struct reap_keep *keep,
 	return false;
 }
 
+/*
+ * Unmap the private memory of one VMA, as __oom_reap_task_mm() does: shared
+ * mappings stay (their pages live on in the page cache or in other
+ * processes), and exit_mmap() tears down hugetlb and PFN mappings itself.
+ *
+ * Return: 0, or -EBUSY if an MMU notifier would have blocked.
+ */
+static int reap_vma(struct vm_area_struct *vma)
+{
+	if (vma->vm_flags & (VM_HUGETLB | VM_PFNMAP))
+		return 0;
+	if (!vma_is_anonymous(vma) && (vma->vm_flags & VM_SHARED))
+		return 0;
+	return zap_vma_for_reaping(vma);
+}
+
 static bool reap_mmap_read_trylock(struct mm_struct *mm)
 {
 	int attempt;
@@ -400,13 +428,6 @@ static bool reap_mmap_read_trylock(struct mm_struct *mm)
 	}
 }
 
-static unsigned long reap_mm_rss(struct mm_struct *mm)
-{
-	return percpu_counter_sum_positive(&mm->rss_stat[MM_FILEPAGES]) +
-	       percpu_counter_sum_positive(&mm->rss_stat[MM_ANONPAGES]) +
-	       percpu_counter_sum_positive(&mm->rss_stat[MM_SHMEMPAGES]);
-}
-
 /*
  * Unmap what can go; called with mmap_lock held for reading.  @keep is NULL
  * once exit_mmap() owns the mm: the robust lists were walked in exit_mm().
@@ -418,30 +439,35 @@ static enum reap_result reap_mm_locked(struct task_struct *victim,
 	struct vm_area_struct *vma;
 	bool complete = true;
 
-	VMA_ITERATOR(vmi, mm, 0);
+	MA_STATE(mas, &mm->mm_mt, ULONG_MAX, ULONG_MAX);
 
 	/*
 	 * The OOM reaper got here first, or exit_mmap() is past the point
 	 * where it unmaps and is about to free the page tables.
 	 */
-	if (test_bit(MMF_OOM_SKIP, &mm->flags))
+	if (mm_flags_test(MMF_OOM_SKIP, mm))
 		return REAP_DONE_ELSEWHERE;
 	if (keep && reap_keep_robust_lists(keep, victim, mm))
 		return REAP_ROBUST_UNKNOWN;
 
 	/* Readers fault instead of seeing zero pages, see __oom_reap_task_mm() */
-	set_bit(MMF_UNSTABLE, &mm->flags);
-	for_each_vma(vmi, vma) {
+	mm_flags_set(MMF_UNSTABLE, mm);
+	/*
+	 * From the top down, as the OOM reaper does: a victim running its own
+	 * exit_mmap() meanwhile unmaps from the bottom up, and the two meet
+	 * once instead of contending for each page table lock in turn.
+	 */
+	mas_for_each_rev(&mas, vma, 0) {
 		if (keep && reap_vma_kept(keep, vma))
 			continue;
-		if (!oom_reap_vma(vma))
+		if (reap_vma(vma))
 			complete = false;
 	}
 	if (!complete || (keep && keep->nr))
 		return REAP_PARTIAL;
 
 	/* Nothing left for the OOM reaper, nor for the OOM killer to wait on. */
-	set_bit(MMF_OOM_SKIP, &mm->flags);
+	mm_flags_set(MMF_OOM_SKIP, mm);
 	return REAP_DONE;
 }
 
@@ -487,7 +513,6 @@ static enum reap_result reap_live_mm(struct task_struct *victim,
 		result = REAP_SHARED;
 		goto out;
 	}
-	reap_fence_user_mode(victim);
 	if (!reap_mmap_read_trylock(mm)) {
 		result = REAP_CONTENDED;
 		goto out;
@@ -553,13 +578,13 @@ static void reap_on_kill_work(struct work_struct *work)
 	start = ktime_get_ns();
 	mm = reap_take_mm(rok);
 	if (mm)
-		rss = reap_mm_rss(mm);
+		rss = get_mm_rss_sum(mm);
 	trace_reap_on_kill_start(victim, rok->memcg_id, rss,
 				 start - rok->queued_ns);
 
 	if (mm) {
 		result = reap_mm(victim, mm, &keep);
-		freed = rss - min(rss, reap_mm_rss(mm));
+		freed = rss - min(rss, get_mm_rss_sum(mm));
 	} else {
 		result = REAP_EXITED;
 	}

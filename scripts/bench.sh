@@ -11,8 +11,8 @@
 
 mode=${1:-demo}
 out=$BUILD/bench
-bench=$BUILD/tests/cgroup/reap_bench
-stock_kernel=$BUILD/obj/linux-stock/arch/x86/boot/bzImage
+bench=$TESTS_OUT/reap_bench
+stock_kernel=$STOCK_OBJ/arch/x86/boot/bzImage
 
 "$TOP/scripts/deps.sh"
 "$TOP/scripts/build-kernel.sh"
@@ -126,7 +126,7 @@ full)
 	provenance "$OBJ"
 	cat "$out/reap_bench.txt"
 	explain "$out/reap_bench.csv"
-	provenance "$BUILD/obj/linux-stock"
+	provenance "$STOCK_OBJ"
 	for i in 1 2; do
 		cat "$out/overhead-patched-$i.txt" "$out/overhead-stock-$i.txt"
 		compare_overhead "$out/overhead-patched-$i.csv" "$out/overhead-stock-$i.csv"

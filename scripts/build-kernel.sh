@@ -1,5 +1,5 @@
 #!/bin/bash
-# Build the guest kernel.
+# Build the guest kernel of base $KBASE (mainline or 6.12, see lib.sh).
 #   build-kernel.sh          the patched kernel (pristine + series + our files)
 #   build-kernel.sh stock    the same config on the pristine source
 #   build-kernel.sh debug    the patched kernel with KASAN, lockdep & co.
@@ -13,15 +13,16 @@ patched)
 	;;
 debug)
 	"$TOP/scripts/prepare-tree.sh"
-	src=$TREE obj=$BUILD/obj/linux-debug
+	src=$TREE obj=$DEBUG_OBJ
 	EXTRA_CONFIG="${EXTRA_CONFIG:-} $TOP/kernel/configs/reap_on_kill_debug.config"
 	;;
 stock)
-	src=$STOCK_TREE obj=$BUILD/obj/linux-stock
+	src=$STOCK_TREE obj=$STOCK_OBJ
 	if [ ! -f "$src/Makefile" ]; then
-		step "unpacking the pristine source for the stock build"
+		read -r _ _ tarball < <(linux_source)
+		step "unpacking the pristine $KBASE source for the stock build"
 		mkdir -p "$src"
-		tar -C "$src" --strip-components=1 -xf "$LINUX_TARBALL"
+		tar -C "$src" --strip-components=1 -xf "$tarball"
 	fi
 	;;
 *)
@@ -30,18 +31,18 @@ stock)
 esac
 
 mkdir -p "$BUILD/logs"
-log=$BUILD/logs/kernel-$flavour.log
-fragments=$TOP/kernel/configs/reap_on_kill_guest.config
+log=$BUILD/logs/kernel-$KBASE-$flavour.log
+fragments=$GUEST_CONFIGS
 [ -n "${EXTRA_CONFIG:-}" ] && fragments="$fragments $EXTRA_CONFIG"
 
-step "configuring the $flavour kernel"
+step "configuring the $flavour $KBASE kernel"
 # The stock tree does not know CONFIG_MEMCG_REAP_ON_KILL.
 if ! ALLOW_UNKNOWN=$([ "$flavour" = stock ] && echo 1) \
 	"$TOP/scripts/kernel-config.sh" "$src" "$obj" $fragments; then
 	die "kernel config failed: fix kernel/configs/reap_on_kill_guest.config"
 fi
 
-step "building the $flavour kernel (log: ${log#"$TOP"/})"
+step "building the $flavour $KBASE kernel (log: ${log#"$TOP"/})"
 start=$(date +%s)
 if ! make -C "$src" O="$obj" CC="ccache gcc" -j"$(make_jobs)" \
 	bzImage headers >"$log" 2>&1; then

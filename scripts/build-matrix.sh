@@ -46,7 +46,7 @@ for name in $want; do
 	step "build matrix: $name ($line)"
 	start=$(date +%s)
 	if ! "$TOP/scripts/kernel-config.sh" "$TREE" "$obj" \
-		"$TOP/kernel/configs/reap_on_kill_guest.config" "$frag" >"$log" 2>&1; then
+		$GUEST_CONFIGS "$frag" >"$log" 2>&1; then
 		rm -f "$frag"
 		echo "FAIL build:$name: the configuration does not hold (see ${log#"$TOP"/})"
 		rc=1

@@ -1,10 +1,10 @@
 #!/bin/bash
 # Build the cgroup kselftests, ours included, against the patched tree's
-# UAPI headers.  Output: build/tests/cgroup/.
+# UAPI headers, for base $KBASE.  Output: build/tests-$KBASE/cgroup/.
 . "$(dirname "$0")/lib.sh"
 
-out=$BUILD/tests/cgroup
-log=$BUILD/logs/selftests.log
+out=${TESTS_OUT_DIR:-$TESTS_OUT}
+log=$BUILD/logs/selftests-$KBASE.log
 # KHDR: the UAPI headers to build against (make-deb.sh passes the packaged ones).
 khdr=${KHDR:-$OBJ/usr/include}
 [ -d "$khdr" ] || die "no kernel headers in ${khdr#"$TOP"/}: build the kernel first"
@@ -12,7 +12,7 @@ includes="-isystem $khdr"
 # A Debian linux-libc-dev keeps asm/ under the multiarch directory.
 [ -d "$khdr/x86_64-linux-gnu" ] && includes="$includes -isystem $khdr/x86_64-linux-gnu"
 mkdir -p "$out" "$BUILD/logs"
-step "building the cgroup selftests (log: ${log#"$TOP"/})"
+step "building the $KBASE cgroup selftests (log: ${log#"$TOP"/})"
 if ! make -C "$TREE/tools/testing/selftests/cgroup" OUTPUT="$out" \
 	KHDR_INCLUDES="$includes" -j"$(make_jobs)" \
 	>"$log" 2>&1; then

@@ -12,7 +12,7 @@
 
 SD=$BUILD/systemd
 kernel=${KERNEL:-$OBJ/arch/x86/boot/bzImage}
-stock_kernel=$BUILD/obj/linux-stock/arch/x86/boot/bzImage
+stock_kernel=$STOCK_OBJ/arch/x86/boot/bzImage
 passed=0 failed=0 skipped=0
 
 # Counts and prints one result line; anything else is ignored.
@@ -113,7 +113,7 @@ if [ -f "$stock_kernel" ]; then
 		bash -c "$(results "$TOP/tests/systemd/test-memory-reap-on-kill.sh" stock)"
 	timed stock
 else
-	skip_all "no stock kernel built (make baseline builds build/obj/linux-stock)" systemd:stock_kernel
+	skip_all "no stock kernel built (make baseline builds ${STOCK_OBJ#"$TOP"/})" systemd:stock_kernel
 fi
 
 step "libcgroup's tools on the patched kernel"

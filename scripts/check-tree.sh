@@ -5,9 +5,9 @@
 [ -d "$TREE/.git" ] || exit 0
 if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
 	git -C "$TREE" status --short --untracked-files=no >&2
-	die "build/linux has uncommitted edits: commit them there, then 'make export-series'"
+	die "${TREE#"$TOP"/} has uncommitted edits: commit them there, then 'make export-series KBASE=$KBASE'"
 fi
 if git -C "$TREE" rev-parse -q --verify applied >/dev/null &&
    [ "$(git -C "$TREE" rev-parse HEAD)" != "$(git -C "$TREE" rev-parse applied)" ]; then
-	die "build/linux has commits not exported to patches/linux: run 'make export-series'"
+	die "${TREE#"$TOP"/} has commits not exported to ${SERIES#"$TOP"/}: run 'make export-series KBASE=$KBASE'"
 fi

@@ -1,37 +1,52 @@
 #!/bin/bash
 # The test command (make check, .ci/run): install what is missing, build the
-# patched kernel and the selftests, boot the guest, run the harness
-# self-tests, our selftests and upstream's cgroup selftests, then build the
-# patched systemd, boot it as PID 1 and run its tests and libcgroup's
-# (scripts/check-systemd.sh), and end with "N passed, N failed".  Exits
-# non-zero on any failure.
+# patched kernels of both bases (mainline and the 6.12 backport, see lib.sh)
+# and their selftests, boot the guest, run the harness self-tests (on
+# mainline), our selftests and upstream's cgroup selftests on each kernel,
+# then build the patched systemd, boot it as PID 1 and run its tests and
+# libcgroup's (scripts/check-systemd.sh), and end with "N passed, N failed".
+# Exits non-zero on any failure.  CHECK_KBASES="6.12" (or "mainline")
+# checks one base only.
 #
 # CHECK_FLAVOUR=debug (make check-debug) does the same on the debug kernel
 # (KASAN, lockdep, DEBUG_VM, DEBUG_OBJECTS_WORK, KFENCE, kmemleak).
 . "$(dirname "$0")/lib.sh"
 
 flavour=${CHECK_FLAVOUR:-patched}
-kobj=$OBJ
-[ "$flavour" = debug ] && kobj=$BUILD/obj/linux-debug
-kernel=$kobj/arch/x86/boot/bzImage
+bases=${CHECK_KBASES:-$KBASES}
+first_base=${bases%% *}
+
+# kobj BASE: the objects of the kernel this run checks on BASE.
+kobj() {
+	if [ "$flavour" = debug ]; then
+		echo "$BUILD/obj/linux-$1-debug"
+	else
+		echo "$BUILD/obj/linux-$1"
+	fi
+}
+kernel=$(kobj "$first_base")/arch/x86/boot/bzImage
 
 
 passed=0 failed=0 skipped=0 xfailed=0
+prefix=		# "BASE:" while a base's selftests are summarized
 result() {	# result pass|fail NAME [DETAIL]
 	if [ "$1" = pass ]; then
 		passed=$((passed + 1))
-		echo "PASS $2"
+		echo "PASS $prefix$2"
 	else
 		failed=$((failed + 1))
-		echo "FAIL $2${3:+: $3}"
+		echo "FAIL $prefix$2${3:+: $3}"
 	fi
 }
 
 "$TOP/scripts/deps.sh"
-"$TOP/scripts/build-kernel.sh" "$flavour"
-[ "$flavour" = patched ] || "$TOP/scripts/build-kernel.sh"
-"$TOP/scripts/build-tests.sh"
-say "base: linux-source-6.12 $(cat "$BUILD/linux-base-version"), series: $(ls "$SERIES"/*.patch | wc -l) patches"
+for b in $bases; do
+	KBASE=$b "$TOP/scripts/build-kernel.sh" "$flavour"
+	[ "$flavour" = patched ] || KBASE=$b "$TOP/scripts/build-kernel.sh"
+	KBASE=$b "$TOP/scripts/build-tests.sh"
+	say "$b: $(cat "$BUILD/linux-$b.base-version") + $(ls "$TOP/patches/linux$([ "$b" = mainline ] || echo "-$b")"/*.patch | wc -l) patches"
+done
+first_tests=$BUILD/tests-$first_base/cgroup
 
 step "harness self-tests"
 tmp=$(mktemp -d)
@@ -59,9 +74,10 @@ unit() {	# unit SCRIPT
 unit "$TOP/tests/harness/test-deps.sh"
 unit "$TOP/tests/harness/test-tap-summary.sh"
 
-# The series must compile with the feature, futexes or 32-bit compat off.
-step "build matrix"
-unit "$TOP/scripts/build-matrix.sh"
+# The series must compile with the feature, futexes or 32-bit compat off
+# (on the first base: the objects it compiles are the same on the other).
+step "build matrix ($first_base)"
+KBASE=$first_base unit "$TOP/scripts/build-matrix.sh"
 
 # kernel_reports DIR NAME...: "NAME<tab>first report" for every NAME whose
 # kernel log, DIR/NAME.dmesg as guest/run-tests.sh saves it (or DIR/NAME),
@@ -121,7 +137,7 @@ fi
 
 step "benchmark smoke run (tiny; figures are not checked)"
 set +e
-out=$("$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout 600 -- "$BUILD/tests/cgroup/reap_bench" \
+out=$("$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout 600 -- "$first_tests/reap_bench" \
 	-s 32 -c none,cpumax1 -n 4 -r 1 2>&1)
 rc=$?
 # Keep what follows the progress line's last carriage return or erase.
@@ -135,60 +151,71 @@ else
 	result fail harness:benchmark_runs "exit $rc, or the table is incomplete"
 fi
 
-step "booting the patched kernel for the selftests"
-res=$BUILD/results
-rm -rf "$res"
-set +e
-GUEST_OUT=$res "$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout "${CHECK_TIMEOUT:-2400}" -- \
-	"$TOP/guest/run-tests.sh" /job/out "$BUILD/tests/cgroup" $OUR_TESTS $UPSTREAM_TESTS
-rc=$?
-set -e
-if [ "$rc" = 0 ]; then
-	result pass harness:guest_clean_run
-else
-	result fail harness:guest_clean_run "guest-run exit $rc (124 timeout, 125 kernel report, 123 no status)"
-fi
+# check_base BASE: our and upstream's selftests on BASE's kernel; every
+# result line names the base.
+check_base() {
+	local b=$1 res rc build_id missing c known t summary p f s x first
+	step "booting the $flavour $b kernel for the selftests"
+	res=$BUILD/results-$b
+	rm -rf "$res"
+	set +e
+	GUEST_OUT=$res "$TOP/scripts/guest-run.sh" --kernel "$(kobj "$b")/arch/x86/boot/bzImage" \
+		--timeout "${CHECK_TIMEOUT:-2400}" -- \
+		"$TOP/guest/run-tests.sh" /job/out "$BUILD/tests-$b/cgroup" $OUR_TESTS $UPSTREAM_TESTS
+	rc=$?
+	set -e
+	if [ "$rc" = 0 ]; then
+		result pass harness:guest_clean_run
+	else
+		result fail harness:guest_clean_run "guest-run exit $rc (124 timeout, 125 kernel report, 123 no status)"
+	fi
 
-fact() { sed -n "s/^$1=//p" "$res/facts" 2>/dev/null; }
-build_id=$(readelf -n "$kobj/vmlinux" 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1)
-if [ -n "$build_id" ] && fact build_id | grep -q "$build_id"; then
-	result pass harness:booted_kernel_is_the_one_built
-else
-	result fail harness:booted_kernel_is_the_one_built "build ID ${build_id:-?} not in the guest's /sys/kernel/notes"
-fi
-missing=""
-for c in cpuset cpu io memory pids; do
-	fact controllers | grep -qw "$c" && fact subtree_control | grep -qw "$c" || missing="$missing $c"
+	fact() { sed -n "s/^$1=//p" "$res/facts" 2>/dev/null; }
+	build_id=$(readelf -n "$(kobj "$b")/vmlinux" 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1)
+	if [ -n "$build_id" ] && fact build_id | grep -q "$build_id"; then
+		result pass harness:booted_kernel_is_the_one_built
+	else
+		result fail harness:booted_kernel_is_the_one_built "build ID ${build_id:-?} not in the guest's /sys/kernel/notes"
+	fi
+	missing=""
+	for c in cpuset cpu io memory pids; do
+		fact controllers | grep -qw "$c" && fact subtree_control | grep -qw "$c" || missing="$missing $c"
+	done
+	if [ -z "$missing" ]; then
+		result pass harness:cgroup2_controllers_delegated
+	else
+		result fail harness:cgroup2_controllers_delegated "missing:$missing"
+	fi
+	if [ "$(fact cwd_fs)" = ext2/ext3 ]; then
+		result pass harness:tests_run_on_ext4_scratch
+	else
+		result fail harness:tests_run_on_ext4_scratch "tests ran on '$(fact cwd_fs)'"
+	fi
+
+	step "selftest results ($b)"
+	known=$tmp/known-failures
+	cat "$TOP/tests/known-failures.$b" > "$known"
+	[ "$flavour" = debug ] && cat "$TOP/tests/known-failures.debug" >> "$known"
+	for t in $OUR_TESTS $UPSTREAM_TESTS; do
+		summary=$("$TOP/scripts/tap-summary.sh" "$t" "$res/$t.tap" "$res/$t.rc" "$known" "$TOP/tests/flaky")
+		grep -v '^COUNTS' <<<"$summary" | sed -E "s/^(PASS|FAIL|SKIP|XFAIL|XPASS) /\1 $prefix/"
+		read -r _ p f s x < <(grep '^COUNTS' <<<"$summary")
+		passed=$((passed + p)) failed=$((failed + f))
+		skipped=$((skipped + s)) xfailed=$((xfailed + x))
+	done
+	# A kernel report fails the binary in whose kernel log it is.
+	# shellcheck disable=SC2086 # lists of names
+	while IFS=$'\t' read -r t first; do
+		result fail "$t" "kernel report: $first"
+	done < <(kernel_reports "$res" boot $OUR_TESTS $UPSTREAM_TESTS kmemleak end)
+	grep -h '^# kill-to-free\|^# readers:' "$res"/test_reap_on_kill.tap 2>/dev/null || true
+}
+
+for b in $bases; do
+	prefix="$b:"
+	check_base "$b"
 done
-if [ -z "$missing" ]; then
-	result pass harness:cgroup2_controllers_delegated
-else
-	result fail harness:cgroup2_controllers_delegated "missing:$missing"
-fi
-if [ "$(fact cwd_fs)" = ext2/ext3 ]; then
-	result pass harness:tests_run_on_ext4_scratch
-else
-	result fail harness:tests_run_on_ext4_scratch "tests ran on '$(fact cwd_fs)'"
-fi
-
-step "selftest results"
-known=$tmp/known-failures
-cat "$TOP/tests/known-failures" > "$known"
-[ "$flavour" = debug ] && cat "$TOP/tests/known-failures.debug" >> "$known"
-for t in $OUR_TESTS $UPSTREAM_TESTS; do
-	summary=$("$TOP/scripts/tap-summary.sh" "$t" "$res/$t.tap" "$res/$t.rc" "$known" "$TOP/tests/flaky")
-	grep -v '^COUNTS' <<<"$summary"
-	read -r _ p f s x < <(grep '^COUNTS' <<<"$summary")
-	passed=$((passed + p)) failed=$((failed + f))
-	skipped=$((skipped + s)) xfailed=$((xfailed + x))
-done
-# A kernel report fails the binary in whose kernel log it is.
-# shellcheck disable=SC2086 # lists of names
-while IFS=$'\t' read -r t first; do
-	result fail "$t" "kernel report: $first"
-done < <(kernel_reports "$res" boot $OUR_TESTS $UPSTREAM_TESTS kmemleak end)
-grep -h '^# kill-to-free\|^# readers:' "$res"/test_reap_on_kill.tap 2>/dev/null || true
-
+prefix=
 if [ "$flavour" = patched ]; then
 	step "systemd MemoryReapOnKill= and libcgroup's tools"
 	sd_out=$("$TOP/scripts/check-systemd.sh")

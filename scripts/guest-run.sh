@@ -87,14 +87,23 @@ mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 "$scratch" ||
 # busybox's dmesg reads in one call.  'quiet' stays for systemd
 # (reap.mode=systemd), which reads it to keep its status lines off the
 # console.
+#
+# Guest clock under TCG: tsc=unstable.  TCG derives the guest's TSC from the
+# host's rdtsc, and hosts that are themselves virtual machines may have a TSC
+# that jumps (this CI host boots with tsc=unstable and kvm-clock).  One such
+# jump moved a check-debug guest's clock 5.4 days forward: the clocksource
+# watchdog reported "Long readout interval", the soft-lockup detector fired
+# and timeout(1) killed a test binary that was running fine.  With the TSC
+# marked unstable the guest keeps time with the HPET, which QEMU emulates
+# from the host's monotonic clock, and sched_clock() is filtered against it.
 qemu_argv() {
-	local accel=$1 mode=$2 cpu=max
-	[ "$accel" = kvm ] && cpu=host
+	local accel=$1 mode=$2 cpu=max clock=" tsc=unstable"
+	[ "$accel" = kvm ] && cpu=host clock=
 	# shellcheck disable=SC2054 # commas inside QEMU option values
 	QEMU=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu"
 		-smp 2 -m 3G -no-reboot -nodefaults
 		-kernel "$kernel" -initrd "$guest/initramfs.cpio.gz"
-		-append "console=ttyS0 quiet loglevel=5 log_buf_len=8M panic=-1 reap.mode=$mode reap.repo=$TOP$append"
+		-append "console=ttyS0 quiet loglevel=5 log_buf_len=8M panic=-1 reap.mode=$mode reap.repo=$TOP$clock$append"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$job,mount_tag=job,security_model=none,multidevs=remap"
 		-virtfs "local,path=$TOP,mount_tag=repo,security_model=none,readonly=on,multidevs=remap"

@@ -4,12 +4,39 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
-TREE=$BUILD/linux			# pristine source + series, a git repository
-OBJ=$BUILD/obj/linux			# objects of the patched kernel
-STOCK_TREE=$BUILD/linux-stock		# pristine source, for the stock comparison
-SERIES=$TOP/patches/linux
-LINUX_TARBALL=/usr/src/linux-source-6.12.tar.xz
-LINUX_PACKAGE=linux-source-6.12
+# Two kernel bases (KBASE): "mainline", the series to send upstream, on
+# Debian unstable's newest linux-source-7.x (fetched by
+# scripts/linux-source.sh through a private apt configuration); and "6.12",
+# the maintained backport, on Debian 12/13's linux-source-6.12.
+KBASE=${KBASE:-mainline}
+case $KBASE in
+mainline)
+	SERIES=$TOP/patches/linux
+	LINUX_PACKAGE_GLOB='linux-source-7.*'	# the newest sid ships
+	;;
+6.12)
+	SERIES=$TOP/patches/linux-6.12
+	LINUX_PACKAGE_GLOB=linux-source-6.12
+	;;
+*)
+	printf 'error: KBASE=%s: want mainline or 6.12\n' "$KBASE" >&2
+	exit 1
+	;;
+esac
+KBASES="mainline 6.12"
+TREE=$BUILD/linux-$KBASE		# pristine source + series, a git repository
+OBJ=$BUILD/obj/linux-$KBASE		# objects of the patched kernel
+DEBUG_OBJ=$OBJ-debug			# the same with KASAN, lockdep & co.
+STOCK_TREE=$BUILD/linux-$KBASE-stock	# pristine source, for the stock comparison
+STOCK_OBJ=$BUILD/obj/linux-$KBASE-stock
+TESTS_OUT=$BUILD/tests-$KBASE/cgroup	# our and upstream's cgroup selftests
+SOURCE_INFO=$BUILD/linux-$KBASE.source	# "PACKAGE VERSION TARBALL" of the base
+# The guest's config: the common fragment, then the base's differences.
+GUEST_CONFIGS=$TOP/kernel/configs/reap_on_kill_guest.config
+[ "$KBASE" = mainline ] && GUEST_CONFIGS="$GUEST_CONFIGS $TOP/kernel/configs/reap_on_kill_guest_mainline.config"
+# The 6.12 backport's changes to our new files (see that file).
+BACKPORT_DIFF=$SERIES/new-files.diff
+
 # Our own new kernel files: they live in the repository at their kernel paths
 # and are symlinked into the build tree, so editing either edits both.
 OUR_KERNEL_FILES="mm include tools/testing/selftests/cgroup Documentation kernel/configs"
@@ -41,7 +68,37 @@ our_kernel_files() {
 
 # Identifies the patch series as it is in the repository.
 series_id() {
-	find "$SERIES" -name '*.patch' -type f 2>/dev/null | sort | xargs -r cat | sha1sum | cut -c1-12
+	find "$SERIES" \( -name '*.patch' -o -name '*.diff' \) -type f 2>/dev/null |
+		sort | xargs -r cat | sha1sum | cut -c1-12
+}
+
+# The base's source package, version and tarball: "PACKAGE VERSION TARBALL".
+linux_source() {
+	"$TOP/scripts/linux-source.sh" >&2
+	cat "$SOURCE_INFO"
 }
 
 make_jobs() { echo $(( $(nproc) + 1 )); }
+
+# private_apt DIR ARGS...: apt-get with its own configuration, state and
+# cache under DIR (DIR/sources.list written by the caller), never the
+# machine's: the machine's apt setup is not touched.
+private_apt() {
+	local dir=$1
+	shift
+	mkdir -p "$dir/sources.list.d" "$dir/preferences.d" \
+		"$dir/state/lists/partial" "$dir/cache/archives/partial"
+	[ -e "$dir/state/status" ] || : > "$dir/state/status"
+	[ -e "$dir/preferences" ] || : > "$dir/preferences"
+	apt-get -q \
+		-o Dir::Etc::SourceList="$dir/sources.list" \
+		-o Dir::Etc::SourceParts="$dir/sources.list.d" \
+		-o Dir::Etc::Preferences="$dir/preferences" \
+		-o Dir::Etc::PreferencesParts="$dir/preferences.d" \
+		-o Dir::State="$dir/state" \
+		-o Dir::State::Status="$dir/state/status" \
+		-o Dir::Cache="$dir/cache" \
+		-o Debug::NoLocking=1 \
+		-o APT::Sandbox::User=root \
+		"$@"
+}

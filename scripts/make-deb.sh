@@ -10,6 +10,9 @@
 #   DEB_CONFIG=debian  Debian's own 6.12 config (package linux-config-6.12)
 #                      with the feature on; hours on 2 cores, not run by CI
 #   DEB_BOOT_CHECK=no  skip the boot check
+#
+# The packages are of the 6.12 backport, for Debian 13 (KBASE=6.12).
+KBASE=${KBASE:-6.12}
 . "$(dirname "$0")/lib.sh"
 
 flavour=${DEB_CONFIG:-cloud}
@@ -21,7 +24,7 @@ mkdir -p "$BUILD/logs"
 
 "$TOP/scripts/deps.sh" deb
 "$TOP/scripts/prepare-tree.sh"
-base_version=$(cat "$BUILD/linux-base-version")
+read -r _ base_version < "$TREE.base-version"
 
 step "configuring the packaged kernel ($flavour)"
 case $flavour in
@@ -95,7 +98,7 @@ set +e
 "$TOP/scripts/guest-run.sh" --kernel "$vmlinuz" --timeout 900 -- bash -c '
 	echo "guest kernel: $(uname -r)"
 	[ "$(uname -r)" = "$1" ] || { echo "booted $(uname -r), want $1"; exit 1; }
-	"$2"/test_reap_on_kill' _ "$release" "$BUILD/tests/cgroup" | tee "$BUILD/logs/deb-boot.log"
+	"$2"/test_reap_on_kill' _ "$release" "$TESTS_OUT" | tee "$BUILD/logs/deb-boot.log"
 rc=${PIPESTATUS[0]}
 set -e
 passed=$(grep -c '^ok ' "$BUILD/logs/deb-boot.log" || true)

@@ -104,7 +104,7 @@ build_at() {
 	start=$(date +%s)
 	# Before the Kconfig patch the feature's symbol is unknown: allowed.
 	if ! ALLOW_UNKNOWN=1 "$TOP/scripts/kernel-config.sh" "$wt" "$sobj" \
-		"$TOP/kernel/configs/reap_on_kill_guest.config" >"$log" 2>&1; then
+		$GUEST_CONFIGS >"$log" 2>&1; then
 		echo "FAILED (config; ${log#"$TOP"/})"; return 1
 	fi
 	if ! make -C "$wt" O="$sobj" CC="ccache gcc" -j"$(make_jobs)" \

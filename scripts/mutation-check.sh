@@ -25,7 +25,7 @@ logs=$BUILD/logs/mutations
 mkdir -p "$src" "$logs"
 step "copying build/linux to ${src#"$TOP"/} (our files as real files)"
 rsync -a --delete --exclude=/.git --copy-unsafe-links "$TREE/" "$src/"
-"$TOP/scripts/kernel-config.sh" "$src" "$obj" "$TOP/kernel/configs/reap_on_kill_guest.config" ||
+"$TOP/scripts/kernel-config.sh" "$src" "$obj" $GUEST_CONFIGS ||
 	die "kernel config failed for the mutants"
 
 # Files a mutation patch changes.
@@ -90,7 +90,7 @@ for name in $want; do
 		set +e
 		# shellcheck disable=SC2086
 		"$TOP/scripts/guest-run.sh" --kernel "$obj/arch/x86/boot/bzImage" --timeout 1200 -- \
-			"$BUILD/tests/cgroup/$bin" $args >"$log.$bin" 2>&1
+			"$TESTS_OUT/$bin" $args >"$log.$bin" 2>&1
 		rc=$?
 		set -e
 		[ "$rc" = 125 ] && hit="$hit $bin:(kernel report)"

@@ -6,6 +6,7 @@
 #   STRESS_SECONDS=60      budget of each of its tests, per seed
 #   STRESS_SEEDS="1 2 3"   seeds, each a full run
 #   STRESS_KERNEL=debug    on the KASAN/lockdep kernel instead (slower)
+#   KBASE=6.12             on the 6.12 backport instead of mainline
 . "$(dirname "$0")/lib.sh"
 
 seconds=${STRESS_SECONDS:-60}
@@ -13,7 +14,7 @@ seeds=${STRESS_SEEDS:-1 2 3}
 flavour=${STRESS_KERNEL:-patched}
 case $flavour in
 patched) kobj=$OBJ ;;
-debug) kobj=$BUILD/obj/linux-debug ;;
+debug) kobj=$DEBUG_OBJ ;;
 *) die "STRESS_KERNEL must be patched or debug, not '$flavour'" ;;
 esac
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die "STRESS_SECONDS must be a positive number of seconds"
@@ -32,7 +33,7 @@ GUEST_OUT=$res "$TOP/scripts/guest-run.sh" --kernel "$kobj/arch/x86/boot/bzImage
 	--timeout $(( per_seed * $(wc -w <<<"$seeds") + 120 )) -- bash -c '
 	for s in '"$seeds"'; do
 		"$1" -s "$s" -t "$2" | tee "/job/out/seed-$s.tap"
-	done' _ "$BUILD/tests/cgroup/test_reap_on_kill_stress" "$seconds"
+	done' _ "$TESTS_OUT/test_reap_on_kill_stress" "$seconds"
 rc=$?
 set -e
 
