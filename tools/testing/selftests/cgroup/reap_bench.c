@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../kselftest.h"
 #include "cgroup_util.h"
 
 #ifndef __NR_pidfd_open

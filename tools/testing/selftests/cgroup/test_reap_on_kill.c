@@ -41,6 +41,9 @@
 #include "../kselftest.h"
 #include "cgroup_util.h"
 
+/* Read once in main(): cgroup_util.h no longer defines PAGE_SIZE. */
+static size_t page_size;
+
 #define THROTTLE	"1000 100000"	/* cpu.max 1% */
 #define SECOND		1000000000LL
 #define TIMEOUT		(60 * SECOND)
@@ -1059,16 +1062,16 @@ static int test_no_reap_handled_sigterm(const char *root)
 static int count_core_pages(const char *path, size_t pages)
 {
 	const uint64_t step = pattern_at((void *)sizeof(uint64_t));
-	uint64_t *page = malloc(PAGE_SIZE);
+	uint64_t *page = malloc(page_size);
 	size_t found = 0, i;
 	int fd;
 
 	fd = open(path, O_RDONLY);
-	while (fd >= 0 && page && read(fd, page, PAGE_SIZE) == PAGE_SIZE) {
-		for (i = 1; i < PAGE_SIZE / sizeof(*page); i++)
+	while (fd >= 0 && page && read(fd, page, page_size) == page_size) {
+		for (i = 1; i < page_size / sizeof(*page); i++)
 			if (page[i] - page[i - 1] != step)
 				break;
-		if (i == PAGE_SIZE / sizeof(*page))
+		if (i == page_size / sizeof(*page))
 			found++;
 	}
 	if (fd >= 0)
@@ -1108,7 +1111,7 @@ static int test_no_reap_coredump(const char *root)
 	}
 	if (events(cg.leaf, "memory.events", "kill_reap ") != 0)
 		goto restore;
-	if (count_core_pages(core, MB(16) / PAGE_SIZE)) {
+	if (count_core_pages(core, MB(16) / page_size)) {
 		ksft_print_msg("core dump incomplete\n");
 		goto restore;
 	}
@@ -1190,19 +1193,19 @@ static int core_segment(const char *path, size_t size, off_t *off,
 static void core_check_pages(const char *path, off_t off, uintptr_t vaddr,
 			     off_t len, long long *good, long long *bad)
 {
-	uint64_t *page = malloc(PAGE_SIZE);
+	uint64_t *page = malloc(page_size);
 	int fd = open(path, O_RDONLY);
 	size_t i;
 
 	*good = *bad = 0;
-	for (; fd >= 0 && page && off + PAGE_SIZE <= len;
-	     off += PAGE_SIZE, vaddr += PAGE_SIZE) {
-		if (pread(fd, page, PAGE_SIZE, off) != PAGE_SIZE)
+	for (; fd >= 0 && page && off + page_size <= len;
+	     off += page_size, vaddr += page_size) {
+		if (pread(fd, page, page_size, off) != page_size)
 			break;
-		for (i = 0; i < PAGE_SIZE / sizeof(*page); i++)
+		for (i = 0; i < page_size / sizeof(*page); i++)
 			if (page[i] != pattern_at((uint64_t *)vaddr + i))
 				break;
-		if (i == PAGE_SIZE / sizeof(*page))
+		if (i == page_size / sizeof(*page))
 			(*good)++;
 		else if (!(*bad)++)
 			ksft_print_msg("page at %#lx in the core: word %zu is %#llx\n",
@@ -1307,7 +1310,7 @@ static int test_no_reap_coredump_killed(const char *root)
 	core_check_pages(core, seg, vaddr, len < seg + (off_t)a.size ?
 			 len : seg + (off_t)a.size, &good, &bad);
 	ksft_print_msg("killed dump: %lld of %lld bytes; %zu buffer pages: %lld intact, %lld bad\n",
-		       (long long)len, (long long)total, a.size / PAGE_SIZE,
+		       (long long)len, (long long)total, a.size / page_size,
 		       good, bad);
 	ksft_print_msg("victim status %#x (want SIGKILL, no core)\n", status);
 	/* Cut short, and by the SIGKILL: no core flag in the status. */
@@ -1316,7 +1319,7 @@ static int test_no_reap_coredump_killed(const char *root)
 		ksft_print_msg("the SIGKILL did not cut the dump\n");
 		goto restore;
 	}
-	if (bad || good < (long long)a.size / 4 / PAGE_SIZE)
+	if (bad || good < (long long)a.size / 4 / page_size)
 		goto restore;
 	ret = KSFT_PASS;
 	goto restore;
@@ -1541,7 +1544,7 @@ static int test_robust_futex_compat(const char *root)
 		return KSFT_SKIP;
 
 	memfd = memfd_create("reap_robust32", 0);
-	if (memfd < 0 || ftruncate(memfd, PAGE_SIZE) || pipe(ready))
+	if (memfd < 0 || ftruncate(memfd, page_size) || pipe(ready))
 		goto out;
 	if (pair_create(root, &cg) ||
 	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
@@ -2180,9 +2183,9 @@ static int make_swapfile(size_t size)
 	/* union swap_header: version 1, last_page, no bad pages, magic. */
 	info = (uint32_t *)(buf + 1024);
 	info[0] = 1;
-	info[1] = size / PAGE_SIZE - 1;
-	memcpy(buf + PAGE_SIZE - 10, "SWAPSPACE2", 10);
-	if (pwrite(fd, buf, PAGE_SIZE, 0) == PAGE_SIZE && !fsync(fd))
+	info[1] = size / page_size - 1;
+	memcpy(buf + page_size - 10, "SWAPSPACE2", 10);
+	if (pwrite(fd, buf, page_size, 0) == page_size && !fsync(fd))
 		ret = 0;
 out:
 	if (ret)
@@ -2363,7 +2366,7 @@ static int check_file_on_disk(const uint64_t *was_at, size_t size)
 	int fd;
 
 	fd = open(SHAREDFILE, O_RDONLY | O_DIRECT);
-	if (fd >= 0 && !posix_memalign((void **)&buf, PAGE_SIZE, size))
+	if (fd >= 0 && !posix_memalign((void **)&buf, page_size, size))
 		n = pread(fd, buf, size, 0);
 	if (n != (ssize_t)size) {
 		ksft_print_msg("O_DIRECT read of %s: %zd bytes (%s)\n",
@@ -2889,7 +2892,7 @@ static int test_mm_held_past_exit(const char *root)
 		return KSFT_SKIP;
 	h.to = mmap(NULL, h.size, PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	h.done = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE,
+	h.done = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (h.to == MAP_FAILED || h.done == MAP_FAILED || pipe(go))
 		goto out;
@@ -2989,7 +2992,7 @@ out:
 	if (h.to != MAP_FAILED && h.to)
 		munmap(h.to, h.size);
 	if (h.done != MAP_FAILED && h.done)
-		munmap(h.done, PAGE_SIZE);
+		munmap(h.done, page_size);
 	return ret;
 }
 
@@ -3599,6 +3602,7 @@ int main(int argc, char **argv)
 	char root[PATH_MAX];
 	unsigned int i;
 
+	page_size = sysconf(_SC_PAGESIZE);
 	if (argc == 3 && !strcmp(argv[1], "--core-reader"))
 		return core_reader(argv[2]);
 	check_selection(argc, argv);
