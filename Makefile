@@ -103,5 +103,5 @@ clean:
 	rm -rf build/obj build/tests-* build/guest build/results-* build/logs
 
 distclean:
-	$(S)/check-tree.sh
+	$(S)/check-tree.sh all
 	rm -rf build

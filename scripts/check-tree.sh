@@ -1,13 +1,13 @@
 #!/bin/bash
-# Refuse to go on when the build tree holds edits that are not in the
-# repository's patch series: they would be lost by the next re-apply.
+# Refuse to go on when a patched tree holds edits that are not in its
+# series: the next re-apply would lose them.  Checks $KBASE's kernel tree;
+# "check-tree.sh all" checks every kernel base's and systemd's.
 . "$(dirname "$0")/lib.sh"
-[ -d "$TREE/.git" ] || exit 0
-if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
-	git -C "$TREE" status --short --untracked-files=no >&2
-	die "${TREE#"$TOP"/} has uncommitted edits: commit them there, then 'make export-series KBASE=$KBASE'"
-fi
-if git -C "$TREE" rev-parse -q --verify applied >/dev/null &&
-   [ "$(git -C "$TREE" rev-parse HEAD)" != "$(git -C "$TREE" rev-parse applied)" ]; then
-	die "${TREE#"$TOP"/} has commits not exported to ${SERIES#"$TOP"/}: run 'make export-series KBASE=$KBASE'"
+if [ "${1:-}" = all ]; then
+	for b in $KBASES; do
+		KBASE=$b "$0"
+	done
+	tree_guard "$BUILD/systemd/src" "$TOP/patches/systemd" "make systemd-export-series"
+else
+	tree_guard "$TREE" "$SERIES" "make export-series KBASE=$KBASE"
 fi

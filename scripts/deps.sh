@@ -14,7 +14,8 @@
 . "$(dirname "$0")/lib.sh"
 
 # command-or-file  package  (/usr/lib32/libc.a: the compat robust-list test's
-# 32-bit victim is linked statically)
+# 32-bit victim is linked statically; the archive keyring checks the private
+# apt sources that fetch the mainline kernel and systemd)
 NEEDS="
 gcc:gcc
 make:make
@@ -32,6 +33,7 @@ qemu-system-x86_64:qemu-system-x86
 /usr/include/libelf.h:libelf-dev
 /usr/include/openssl/ssl.h:libssl-dev
 /usr/src/linux-source-6.12.tar.xz:linux-source-6.12
+/usr/share/keyrings/debian-archive-keyring.gpg:debian-archive-keyring
 /usr/lib/python3/dist-packages/ply:python3-ply
 /usr/lib/python3/dist-packages/git:python3-git
 gnuplot:gnuplot-nox

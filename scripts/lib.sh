@@ -66,12 +66,6 @@ our_kernel_files() {
 	done
 }
 
-# Identifies the patch series as it is in the repository.
-series_id() {
-	find "$SERIES" \( -name '*.patch' -o -name '*.diff' \) -type f 2>/dev/null |
-		sort | xargs -r cat | sha1sum | cut -c1-12
-}
-
 # The base's source package, version and tarball: "PACKAGE VERSION TARBALL".
 linux_source() {
 	"$TOP/scripts/linux-source.sh" >&2
@@ -102,3 +96,5 @@ private_apt() {
 		-o APT::Sandbox::User=root \
 		"$@"
 }
+
+. "$TOP/scripts/lib-tree.sh"

@@ -5,14 +5,13 @@
 # patches/linux-6.12/new-files.diff changes are copies with that diff
 # applied, refreshed on every run: edit the repository's file, not the copy.
 #
-# The tree is a git repository so patches can be edited with git (commit,
-# rebase -i) and exported back with scripts/export-series.sh.  It refuses to
-# touch a tree holding work that was not exported.
+# The tree is a patched tree of lib-tree.sh, like systemd's: edit the
+# patches with git (commit, rebase -i) and export them back with
+# scripts/export-series.sh.  A tree holding work that was not exported is
+# never touched.
 . "$(dirname "$0")/lib.sh"
 
 read -r LINUX_PACKAGE base_version LINUX_TARBALL < <(linux_source)
-series_id=$(series_id)
-stamp=$TREE/.git/reap-on-kill-applied
 
 # Our files are symlinks the tree's git must not see.
 link_our_files() {
@@ -62,39 +61,21 @@ filterdiff_one() {
 }
 
 if [ -d "$TREE/.git" ]; then
-	"$TOP/scripts/check-tree.sh"
-	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$base_version $series_id" ]; then
+	tree_guard "$TREE" "$SERIES" "make export-series KBASE=$KBASE"
+	if tree_is_current "$TREE" "$base_version" "$SERIES"; then
 		link_our_files
 		exit 0
 	fi
 	step "series changed: re-applying on $base_version"
-	git -C "$TREE" reset -q --hard base
+	tree_reset "$TREE"
 else
 	step "unpacking $LINUX_PACKAGE $base_version"
-	rm -rf "$TREE" "$TREE.tmp"
+	rm -rf "$TREE.tmp"
 	mkdir -p "$TREE.tmp"
 	tar -C "$TREE.tmp" --strip-components=1 -xf "$LINUX_TARBALL"
-	git -C "$TREE.tmp" init -q
-	git -C "$TREE.tmp" config user.name "reap-on-kill build"
-	git -C "$TREE.tmp" config user.email "build@reap-on-kill.invalid"
-	git -C "$TREE.tmp" config core.autocrlf false
-	git -C "$TREE.tmp" config gc.auto 0
-	# Debian's top-level .gitignore ignores everything: add by force.
-	git -C "$TREE.tmp" add -A -f .
-	git -C "$TREE.tmp" commit -q -m "Debian $LINUX_PACKAGE $base_version (pristine)"
-	git -C "$TREE.tmp" tag base
-	mv "$TREE.tmp" "$TREE"
+	tree_import "$TREE" "Debian $LINUX_PACKAGE $base_version (pristine)"
 fi
 link_our_files
-
-for p in "$SERIES"/*.patch; do
-	[ -e "$p" ] || continue
-	if ! git -C "$TREE" am -q --keep-cr "$p" >/dev/null 2>&1; then
-		git -C "$TREE" am --abort >/dev/null 2>&1 || true
-		die "patch $(basename "$p") does not apply to $LINUX_PACKAGE $base_version; rebase the series"
-	fi
-done
-git -C "$TREE" tag -f applied >/dev/null
-echo "$base_version $series_id" > "$stamp"
+tree_apply "$TREE" "$SERIES" "$base_version" "$LINUX_PACKAGE $base_version"
 echo "$LINUX_PACKAGE $base_version" > "$TREE.base-version"
 step "tree ready: $LINUX_PACKAGE $base_version + $(ls "$SERIES"/*.patch 2>/dev/null | wc -l) patches"

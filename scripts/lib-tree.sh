@@ -1,0 +1,95 @@
+# Patched source trees, shared by the kernel's (prepare-tree.sh) and
+# systemd's (systemd-source.sh); sourced after lib.sh, not run.
+# shellcheck shell=bash
+#
+# A patched tree is a git repository: tag "base" is the pristine upstream
+# source as Debian ships it, one commit per patch of our series follows,
+# tag "applied" marks the series as last applied or exported, and the stamp
+# .git/reap-on-kill-applied holds "BASE_VERSION SERIES_ID".  Work is done in
+# the tree with git and written back with tree_export; a tree holding work
+# that was not exported is never reset.
+
+# tree_series_id DIR: identifies the series in DIR as it is now (its
+# *.patch files, and *.diff files such as a backport's new-files.diff).
+tree_series_id() {
+	find "$1" -maxdepth 1 \( -name '*.patch' -o -name '*.diff' \) -type f 2>/dev/null |
+		sort | xargs -r cat | sha1sum | cut -c1-12
+}
+
+# tree_guard TREE SERIES EXPORT_COMMAND: die when TREE holds edits or
+# commits that are not in SERIES: the next re-apply would lose them.
+tree_guard() {
+	local tree=$1 series=$2 export_cmd=$3
+	[ -d "$tree/.git" ] || return 0
+	if [ -n "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
+		git -C "$tree" status --short --untracked-files=no >&2
+		die "${tree#"$TOP"/} has uncommitted edits: commit them there, then '$export_cmd'"
+	fi
+	if git -C "$tree" rev-parse -q --verify applied >/dev/null &&
+	   [ "$(git -C "$tree" rev-parse HEAD)" != "$(git -C "$tree" rev-parse applied)" ]; then
+		die "${tree#"$TOP"/} has commits not exported to ${series#"$TOP"/}: run '$export_cmd'"
+	fi
+}
+
+# tree_is_current TREE VERSION SERIES: whether TREE holds SERIES as it is
+# now, applied on VERSION.
+tree_is_current() {
+	[ "$(cat "$1/.git/reap-on-kill-applied" 2>/dev/null)" = "$2 $(tree_series_id "$3")" ]
+}
+
+# tree_import TREE MESSAGE: TREE.tmp holds the unpacked pristine source;
+# make it a git repository whose one commit, tagged "base", is that
+# source, and move it to TREE.
+tree_import() {
+	local tree=$1 tmp=$1.tmp
+	git -C "$tmp" init -q
+	git -C "$tmp" config user.name "reap-on-kill build"
+	git -C "$tmp" config user.email "build@reap-on-kill.invalid"
+	git -C "$tmp" config core.autocrlf false
+	git -C "$tmp" config gc.auto 0
+	# Debian's kernel .gitignore ignores everything: add by force.
+	git -C "$tmp" add -A -f .
+	git -C "$tmp" commit -q -m "$2"
+	git -C "$tmp" tag base
+	rm -rf "$tree"
+	mv "$tmp" "$tree"
+}
+
+# tree_reset TREE: back to the pristine base, for a series that changed.
+tree_reset() {
+	git -C "$1" reset -q --hard base
+	git -C "$1" clean -qfd
+}
+
+# tree_apply TREE SERIES VERSION WHAT: apply SERIES's patches to TREE (at
+# its base) as one commit each, name the first that fails to apply to WHAT,
+# and stamp the tree.
+tree_apply() {
+	local tree=$1 series=$2 version=$3 what=$4 p
+	for p in "$series"/*.patch; do
+		[ -e "$p" ] || continue
+		if ! git -C "$tree" am -q --keep-cr "$p" >/dev/null 2>&1; then
+			git -C "$tree" am --abort >/dev/null 2>&1 || true
+			die "patch ${p#"$TOP"/} does not apply to $what; rebase the series"
+		fi
+	done
+	git -C "$tree" tag -f applied >/dev/null
+	echo "$version $(tree_series_id "$series")" > "$tree/.git/reap-on-kill-applied"
+}
+
+# tree_export TREE SERIES VERSION: write TREE's commits since its base to
+# SERIES as a git format-patch series, and stamp the tree as holding it.
+tree_export() {
+	local tree=$1 series=$2 version=$3
+	[ -d "$tree/.git" ] || die "no tree ${tree#"$TOP"/}: compose it first"
+	if [ -n "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
+		die "${tree#"$TOP"/} has uncommitted edits: commit them first"
+	fi
+	mkdir -p "$series"
+	rm -f "$series"/*.patch
+	git -C "$tree" format-patch -q --no-signature --zero-commit -N \
+		-o "$series" base..HEAD
+	git -C "$tree" tag -f applied >/dev/null
+	echo "$version $(tree_series_id "$series")" > "$tree/.git/reap-on-kill-applied"
+	step "exported $(ls "$series"/*.patch | wc -l) patches to ${series#"$TOP"/}"
+}
