@@ -26,7 +26,7 @@ help:
 	@echo "make checkpatch     checkpatch.pl --strict on the series and our files"
 	@echo "make systemd        patched systemd: fetch, build, boot as PID 1, its tests and libcgroup's"
 	@echo "make systemd-export-series  write build/systemd/src's commits back to patches/systemd"
-	@echo "make series         upstream-ready series + cover letter in build/series/, built patch by patch"
+	@echo "make series         upstream-ready series + cover letters in build/series-{mainline,6.12}/, built patch by patch"
 	@echo "make deb            Debian packages of the patched 6.12 kernel in build/deb/, boot-checked"
 	@echo ""
 	@echo "KBASE=mainline (default) or KBASE=6.12 picks the kernel base of the"
@@ -87,8 +87,9 @@ export-series:
 checkpatch: tree
 	$(S)/checkpatch.sh
 
+# Both bases unless KBASE names one: the mainline series, then the backport.
 series: deps
-	$(S)/make-series.sh
+	for b in $${KBASE:-mainline 6.12}; do KBASE=$$b $(S)/make-series.sh || exit; done
 
 deb: deps
 	$(S)/make-deb.sh

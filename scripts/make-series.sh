@@ -1,32 +1,35 @@
 #!/bin/bash
-# Write the upstream-ready series to build/series/: patches/linux with our new
-# files folded into the patch that first needs them (patches/linux/new-files),
-# a cover letter (patches/linux/cover-letter), checkpatch --strict on every
-# patch, and, unless SERIES_BUILD=no, a kernel build after every patch (and
-# the cgroup selftests after the patches that touch them), so the series is
-# known to bisect.
+# Write the upstream-ready series of base $KBASE to build/series-$KBASE/:
+# its patch series (patches/linux for mainline, the one to send;
+# patches/linux-6.12 for the backport) with our new files folded into the
+# patch that first needs them (the series' new-files; on 6.12 with the
+# backport's new-files.diff applied), the series' cover-letter,
+# checkpatch --strict on every patch, and, unless SERIES_BUILD=no, a kernel
+# build after every patch (and the cgroup selftests after the patches that
+# touch them), so the series is known to bisect.
 #
-# The series is composed in build/series-tree, a worktree of build/linux
-# kept between runs so that the per-patch builds are incremental.
+# The series is composed in build/series-tree-$KBASE, a worktree of
+# build/linux-$KBASE kept between runs so that the per-patch builds are
+# incremental.
 . "$(dirname "$0")/lib.sh"
 
-out=$BUILD/series
-wt=$BUILD/series-tree
-sobj=$BUILD/obj/series
+out=$BUILD/series-$KBASE
+wt=$BUILD/series-tree-$KBASE
+sobj=$BUILD/obj/series-$KBASE
 manifest=$SERIES/new-files
 cover=$SERIES/cover-letter
 export PATH=/usr/bin:$PATH	# checkpatch's spdxcheck.py wants Debian's python3
 
-[ -r "$manifest" ] || die "patches/linux/new-files missing"
-[ -r "$cover" ] || die "patches/linux/cover-letter missing"
+[ -r "$manifest" ] || die "${manifest#"$TOP"/} missing"
+[ -r "$cover" ] || die "${cover#"$TOP"/} missing"
 "$TOP/scripts/prepare-tree.sh"
-base_version=$(cat "$BUILD/linux-base-version")
+read -r LINUX_PACKAGE base_version _ < "$SOURCE_INFO"
 
 # Every new kernel file is assigned to a patch (or kept out with '-').
 manifest_files() { grep -v '^#' "$manifest" | awk 'NF == 2 { print $2 }' | sort; }
 if ! diff <(manifest_files) <(our_kernel_files | sort) >/dev/null; then
 	diff <(manifest_files) <(our_kernel_files | sort) >&2 || true
-	die "patches/linux/new-files does not list exactly our kernel files ('<' listed only, '>' not listed)"
+	die "${manifest#"$TOP"/} does not list exactly our kernel files ('<' listed only, '>' not listed)"
 fi
 
 step "composing the series in ${wt#"$TOP"/}"
@@ -46,11 +49,12 @@ for p in "$SERIES"/*.patch; do
 		git -C "$wt" am --abort >/dev/null 2>&1 || true
 		die "$name does not apply to $LINUX_PACKAGE $base_version"
 	fi
+	# The tree's copy: on 6.12, with the backport's changes applied.
 	files=$(grep -v '^#' "$manifest" | awk -v n="$num" '$1 == n { print $2 }')
 	[ -n "$files" ] || continue
 	for f in $files; do
 		mkdir -p "$(dirname "$wt/$f")"
-		cp "$TOP/$f" "$wt/$f"
+		cp -L "$TREE/$f" "$wt/$f"
 		git -C "$wt" add -f "$f"
 	done
 	git -C "$wt" commit -q --amend --no-edit
@@ -63,18 +67,16 @@ git -C "$wt" -c user.name="reap-on-kill developers" -c user.email=dev@reap-on-ki
 	format-patch -q --cover-letter --thread=shallow --no-signature -o "$out" base..HEAD
 
 # Fill in the cover letter: subject, body, and the base it was made on.
-python3 - "$out"/0000-cover-letter.patch "$cover" "$LINUX_PACKAGE $base_version" <<'EOF'
-import sys
+if [ "$KBASE" = mainline ]; then
+	base_text="The series applies to Linux $(make -s -C "$TREE" kernelversion) as Debian unstable ships it ($LINUX_PACKAGE $base_version), on which it was built and tested."
+else
+	base_text="This is the backport to Linux $KBASE.y as Debian ships it ($LINUX_PACKAGE $base_version), on which it was built and tested; patches 0001 and 0002 bring in the mainline helpers the series uses."
+fi
+python3 - "$out"/0000-cover-letter.patch "$cover" "$base_text" <<'EOF'
+import sys, textwrap
 path, cover, base = sys.argv[1:]
 subject, _, body = open(cover).read().partition('\n')
-body = body.strip('\n') + f'''
-
-Base
-====
-
-The series applies to Linux 6.12.y as Debian ships it ({base}),
-on which it was built and tested.
-'''
+body = body.strip('\n') + '\n\nBase\n====\n\n' + textwrap.fill(base, 72) + '\n'
 text = open(path).read()
 text = text.replace('*** SUBJECT HERE ***', subject.strip())
 text = text.replace('*** BLURB HERE ***', body.rstrip('\n'))
