@@ -1,25 +1,32 @@
 #!/bin/bash
 # The reclaim benchmark in the guest.
-#   bench.sh demo   short run (make demo): 256 MiB, three conditions and 16
-#                   victims at once, 3 runs per figure
-#   bench.sh full   the whole matrix (make bench), CSV and PNG under
-#                   build/bench/, and the cost of the kill hook for processes
-#                   outside covered cgroups, against a stock kernel
+#   bench.sh demo   short run (make demo) on the mainline kernel: 256 MiB,
+#                   four conditions and 16 victims at once, 3 runs per figure
+#   bench.sh full   the whole matrix (make bench) on both kernel bases, side
+#                   by side; CSVs and PNGs under build/bench/; and the cost
+#                   of the kill hook for processes outside covered cgroups,
+#                   against a stock kernel of base $KBASE
+#                   (BENCH_ARGS replaces the matrix's reap_bench options)
 # Each prints what it measured (checkout, kernel build, guest) with the
 # figures, so that a quoted table says where it comes from.
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-demo}
 out=$BUILD/bench
-bench=$TESTS_OUT/reap_bench
 stock_kernel=$STOCK_OBJ/arch/x86/boot/bzImage
 
 "$TOP/scripts/deps.sh"
-"$TOP/scripts/build-kernel.sh"
-"$TOP/scripts/build-tests.sh"
-[ -x "$bench" ] || die "reap_bench was not built"
 rm -rf "$out"
 mkdir -p "$out"
+
+# build BASE: the patched kernel of BASE and its reap_bench.
+build() {
+	KBASE=$1 "$TOP/scripts/build-kernel.sh"
+	KBASE=$1 "$TOP/scripts/build-tests.sh"
+	[ -x "$BUILD/tests-$1/cgroup/reap_bench" ] || die "reap_bench was not built for $1"
+}
+kernel_of() { echo "$BUILD/obj/linux-$1/arch/x86/boot/bzImage"; }
+release_of() { sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$BUILD/obj/linux-$1/include/generated/utsrelease.h"; }
 
 # Where the figures come from: the checkout, the kernel build (its build ID,
 # which the guest's reap_bench prints too), the guest.
@@ -31,36 +38,61 @@ provenance() {
 		"${obj#"$TOP"/}" "${id:-unknown}" "$(cat "$BUILD/guest/accel" 2>/dev/null || echo unknown)"
 }
 
-# Runs reap_bench ARGS... in the guest booted from kernel $1; its stdout is
-# also kept in $out/$2.
+# Runs reap_bench of base $1 ARGS... in the guest booted from kernel $2,
+# in the scratch disk's directory (the io.max condition needs a disk); its
+# stdout is also kept in $out/$3.
 guest_bench() {
-	local kernel=$1 txt=$2
-	shift 2
+	local bench=$BUILD/tests-$1/cgroup/reap_bench kernel=$2 txt=$3
+	shift 3
 	# shellcheck disable=SC2016 # $0 and $@ are for the guest's bash
 	GUEST_OUT=$out "$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout "$timeout" -- \
-		bash -c '"$0" "$@" | tee /job/out/'"$txt" "$bench" "$@"
+		bash -c 'cd /scratch/tmp && "$0" "$@" | tee /job/out/'"$txt" "$bench" "$@"
 }
 
-# The figures that say what the table means, from the CSV.
-explain() {
-	awk -F, '
-	$6 == "err" && $5 != "mrelease" { next }
-	$5 == "plain" && $1 == "unthrottled" && $4 == 1 && !$2 { base = $6; size = $3 }
-	$5 == "plain" && $1 == "cpu.max 1%" && $4 == 1 && !$2 { slow = $6 }
-	$5 == "reap_on_kill" && $1 == "cpu.max 1%" && $4 == 1 && !$2 { reap = $6 }
-	$5 == "mrelease" && $1 == "cpu.max 1%" && $4 == 1 && !$2 { mrel = $6; mfail = $11; mruns = $10 }
+# What the table means for one kernel, from its CSV: the unthrottled plain
+# kill, and the condition under which a plain kill was slowest, single
+# victims of the first size.
+explain() {	# explain CSV KERNEL
+	awk -F, -v kernel="$2" '
+	NR == 1 || $2 || $4 != 1 { next }
+	size == "" { size = $3 }
+	$3 != size { next }
+	$5 == "plain" && $6 != "err" && $1 == "unthrottled" { base = $6 }
+	$5 == "plain" && $6 != "err" && $6 + 0 > slow + 0 { slow = $6; cond = $1 }
+	{ v[$1, $5] = $6 }
 	END {
-		if (base == "" || slow == "" || reap == "") exit
-		m = ""
-		if (mrel == "err")
-			m = sprintf(", process_mrelease from the killer failed in all %d runs", mruns)
-		else if (mrel != "" && mfail)
-			m = sprintf(", kill + process_mrelease from the killer: %.0f ms, the call failing in %d of %d runs", mrel, mfail, mruns)
-		else if (mrel != "")
-			m = sprintf(", kill + process_mrelease from the killer: %.0f ms", mrel)
-		printf "In short: a %d MiB victim throttled to cpu.max 1%% took %.0f ms to give its memory back after SIGKILL; with memory.reap_on_kill it took %.0f ms (%.1fx the %.0f ms of an unthrottled plain kill%s).\n",
-			size, slow, reap, reap / base, base, m
+		if (base == "" || cond == "" || v[cond, "reap_on_kill"] == "" ||
+		    v[cond, "reap_on_kill"] == "err") exit
+		reap = v[cond, "reap_on_kill"]; mrel = v[cond, "mrelease"]
+		printf "In short, on %s: a %d MiB victim under \"%s\" took %.0f ms to give its memory back after SIGKILL; with memory.reap_on_kill %.0f ms (%.0fx faster; an unthrottled plain kill takes %.0f ms)", kernel, size, cond, slow, reap, slow / reap, base
+		if (mrel != "" && mrel != "err")
+			printf "; kill + process_mrelease from the killer: %.0f ms", mrel
+		printf ".\n"
 	}' "$1"
+}
+
+# side_by_side LABEL CSV...: the medians of each kernel's CSV (the labels
+# name them, in order), one row per victim condition.
+side_by_side() {
+	awk -F, -v labels="$1" '
+	BEGIN { nk = split(labels, k, " ") }
+	FNR == 1 { f++; next }
+	{
+		row = sprintf("%-26s %5s %3s", $1 ($2 ? " (file)" : ""), $3, $4)
+		if (!(row in seen)) { seen[row] = 1; rows[++n] = row }
+		v[row, f, $5] = $6 == "err" ? "err" : sprintf("%.0f", $6)
+	}
+	END {
+		printf "%-26s %5s %3s", "victim condition", "MiB", "N"
+		for (i = 1; i <= nk; i++) printf " | %-28s", k[i] ": plain mrelease reap"
+		printf "\n"
+		for (r = 1; r <= n; r++) {
+			printf "%s", rows[r]
+			for (i = 1; i <= nk; i++)
+				printf " | %8s %8s %10s", v[rows[r], i, "plain"], v[rows[r], i, "mrelease"], v[rows[r], i, "reap_on_kill"]
+			printf "\n"
+		}
+	}' "${@:2}"
 }
 
 # The patched kernel's kill(SIGKILL) / kill(pid, 0), key off and on, against
@@ -97,35 +129,50 @@ boot_spread() {
 
 case $mode in
 demo)
+	build mainline
 	step "reclaim demo: 256 MiB victims, 3 runs per figure (a few minutes under emulation)"
 	timeout=1200
 	start=$(date +%s)
-	guest_bench "$OBJ/arch/x86/boot/bzImage" demo.txt \
-		-s 256 -c none,cpumax1,busycpu -n 16 -r 3 --csv /job/out/demo.csv
+	guest_bench mainline "$(kernel_of mainline)" demo.txt \
+		-s 256 -c none,cpumax1,weight1,iomax -n 16 -r 3 --csv /job/out/demo.csv
 	step "the figures above, with where they come from ($(($(date +%s) - start)) s in the guest)"
-	provenance "$OBJ"
+	provenance "$BUILD/obj/linux-mainline"
 	cat "$out/demo.txt"
-	explain "$out/demo.csv"
+	explain "$out/demo.csv" "$(release_of mainline)"
 	;;
 full)
+	labels=""
+	for b in $KBASES; do
+		build "$b"
+		labels="$labels $(release_of "$b")"
+	done
 	"$TOP/scripts/build-kernel.sh" stock
-	step "full matrix on the patched kernel (long under emulation)"
-	timeout=5400
-	guest_bench "$OBJ/arch/x86/boot/bzImage" reap_bench.txt \
-		-f -r "${REPS:-5}" --csv /job/out/reap_bench.csv
+	timeout=7200
+	for b in $KBASES; do
+		step "full matrix on the patched $b kernel (long under emulation)"
+		# shellcheck disable=SC2086 # BENCH_ARGS is a list of options
+		guest_bench "$b" "$(kernel_of "$b")" "reap_bench-$b.txt" \
+			${BENCH_ARGS:--f -r "${REPS:-5}"} --csv "/job/out/reap_bench-$b.csv"
+	done
 	# Two boots of each, alternating, so that boot-to-boot variation shows.
-	step "cost of the kill hook: patched kernel (key on and off) and stock 6.12, same config, twice"
+	step "cost of the kill hook: patched kernel (key on and off) and stock $KBASE, same config, twice"
 	timeout=900
 	for i in 1 2; do
-		guest_bench "$OBJ/arch/x86/boot/bzImage" "overhead-patched-$i.txt" \
+		guest_bench "$KBASE" "$OBJ/arch/x86/boot/bzImage" "overhead-patched-$i.txt" \
 			-o --csv "/job/out/overhead-patched-$i.csv"
-		guest_bench "$stock_kernel" "overhead-stock-$i.txt" \
+		guest_bench "$KBASE" "$stock_kernel" "overhead-stock-$i.txt" \
 			-o --csv "/job/out/overhead-stock-$i.csv"
 	done
 	step "results"
-	provenance "$OBJ"
-	cat "$out/reap_bench.txt"
-	explain "$out/reap_bench.csv"
+	for b in $KBASES; do
+		provenance "$BUILD/obj/linux-$b"
+		cat "$out/reap_bench-$b.txt"
+		explain "$out/reap_bench-$b.csv" "$(release_of "$b")"
+	done
+	step "side by side, median ms"
+	# shellcheck disable=SC2046 # one CSV per base
+	side_by_side "$labels" $(for b in $KBASES; do echo "$out/reap_bench-$b.csv"; done) |
+		tee "$out/side-by-side.txt"
 	provenance "$STOCK_OBJ"
 	for i in 1 2; do
 		cat "$out/overhead-patched-$i.txt" "$out/overhead-stock-$i.txt"
@@ -134,8 +181,10 @@ full)
 	# Only key_on against key_off, interleaved in one boot, is free of this.
 	boot_spread stock "$out/overhead-stock-1.csv" "$out/overhead-stock-2.csv"
 	boot_spread key_off "$out/overhead-patched-1.csv" "$out/overhead-patched-2.csv"
-	"$TOP/scripts/plot-bench.sh" "$out/reap_bench.csv" "$out/reap_bench.png"
-	say "CSV: ${out#"$TOP"/}/reap_bench.csv  chart: ${out#"$TOP"/}/reap_bench.png"
+	for b in $KBASES; do
+		"$TOP/scripts/plot-bench.sh" "$out/reap_bench-$b.csv" "$out/reap_bench-$b.png"
+	done
+	say "CSVs, charts and the side-by-side table: ${out#"$TOP"/}/"
 	;;
 *)
 	die "usage: bench.sh demo|full"

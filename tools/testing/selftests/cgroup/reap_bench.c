@@ -12,8 +12,11 @@
  *   reap_on_kill  the same kill with memory.reap_on_kill=1 on the victims'
  *                 cgroup
  *
- * under victim conditions (cpu.max set after the victim allocated, a busy
- * CPU, nice 19 under load, many victims killed at once by cgroup.kill).
+ * under victim conditions: cpu.max set after the victim allocated (with
+ * the default 100 ms period and a 1 s one), a CPU shared with busy work of
+ * a higher cpu.weight, nice level or scheduling class, nice 19 under load,
+ * direct I/O throttled by io.max (the victim is in D state at the kill),
+ * and many victims killed at once by cgroup.kill.
  *
  * Timing: from just before the kill until the victims' cgroup has given
  * back 90% of the anonymous memory it held, by this task sampling
@@ -41,6 +44,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -69,10 +74,16 @@ static const char * const method_name[NR_METHODS] = {
 	"plain", "mrelease", "reap_on_kill",
 };
 
-enum condition { C_NONE, C_CPUMAX5, C_CPUMAX1, C_BUSYCPU, C_NICE, NR_CONDS };
+enum condition {
+	C_NONE, C_CPUMAX5, C_CPUMAX1, C_CPUMAX1_1S, C_BUSYCPU, C_NICE,
+	C_WEIGHT1, C_WEIGHT1_HEAVY, C_NICE19_PINNED, C_IDLE, C_IOMAX, NR_CONDS
+};
+/* No commas: these are the CSV's first column. */
 static const char * const cond_name[NR_CONDS] = {
-	"unthrottled", "cpu.max 5%", "cpu.max 1%", "busy pinned CPU",
-	"nice 19 + load",
+	"unthrottled", "cpu.max 5%", "cpu.max 1%", "cpu.max 1% (1 s period)",
+	"busy pinned CPU", "nice 19 + load", "cpu.weight 1 vs 100",
+	"cpu.weight 1 vs 10000", "nice 19 vs nice -20", "SCHED_IDLE vs nice -20",
+	"io.max D state",
 };
 
 struct opts {
@@ -114,7 +125,8 @@ static const char help_text[] =
 	"  -n, --victims N     victims killed at once by cgroup.kill, repeatable\n"
 	"                      (default 1, 4, 16, 64; total size is split among them)\n"
 	"  -r, --reps N        repetitions per figure (default 5, at most 1000)\n"
-	"  -c, --conditions L  comma list of: none,cpumax5,cpumax1,busycpu,nice\n"
+	"  -c, --conditions L  comma list of: none,cpumax5,cpumax1,cpumax1s,\n"
+	"                      busycpu,nice,weight1,weight10000,nice19,idle,iomax\n"
 	"  -m, --methods L     comma list of: plain,mrelease,reap\n"
 	"  -f, --file          also run victims whose memory is a written private\n"
 	"                      mapping of a file in the working directory\n"
@@ -169,6 +181,8 @@ static int setup_cgroups(void)
 	if (cg_create(parent) ||
 	    cg_write(parent, "cgroup.subtree_control", "+memory +cpu +cpuset"))
 		goto out;
+	/* Only the io.max condition needs it; without it, that one fails. */
+	cg_write(parent, "cgroup.subtree_control", "+io");
 	for (i = 0; i < ARRAY_SIZE(bench_cgs); i++) {
 		cg = bench_cg(bench_cgs[i]);
 		ret = cg_create(cg);
@@ -224,8 +238,36 @@ static int make_file(size_t size)
 	return fd;
 }
 
+/* Direct writes of this size, each slow under the io.max condition. */
+#define IO_CHUNK	(64 << 10)
+
+/*
+ * For the io.max condition: rewrite a file in the working directory with
+ * O_DIRECT for ever, so that once io.max throttles the victims' cgroup
+ * they spend their time waiting for a write in D state.
+ */
+static void write_forever(void)
+{
+	char name[] = "reap_bench.io.XXXXXX";
+	void *buf;
+	int fd = mkstemp(name);
+
+	if (fd < 0)
+		_exit(4);
+	unlink(name);
+	close(fd);
+	fd = open(name, O_RDWR | O_CREAT | O_DIRECT | O_EXCL, 0600);
+	if (fd < 0 || posix_memalign(&buf, 4096, IO_CHUNK))
+		_exit(4);
+	unlink(name);
+	memset(buf, 0xa5, IO_CHUNK);
+	for (;;)
+		if (pwrite(fd, buf, IO_CHUNK, 0) != IO_CHUNK)
+			_exit(5);
+}
+
 static void victim(const char *cg, size_t size, int nice_level, int file_fd,
-		   int ready)
+		   bool io, int ready)
 {
 	char *buf;
 
@@ -248,6 +290,8 @@ static void victim(const char *cg, size_t size, int nice_level, int file_fd,
 		_exit(3);
 	/* So that the spawner sees EOF once every victim is ready or dead. */
 	close(ready);
+	if (io)
+		write_forever();
 	for (;;)
 		pause();
 }
@@ -258,7 +302,7 @@ static void victim(const char *cg, size_t size, int nice_level, int file_fd,
  * process_mrelease() use, so a failed pidfd_open() fails the run.
  */
 static void spawn_victims(struct victim_set *v, int n, size_t size,
-			  int nice_level, int file_fd, struct run *r)
+			  int nice_level, int file_fd, bool io, struct run *r)
 {
 	char *cg = bench_cg("victims");
 	int p[2], i, got = 0;
@@ -278,7 +322,7 @@ static void spawn_victims(struct victim_set *v, int n, size_t size,
 		}
 		if (pid == 0) {
 			close(p[0]);
-			victim(cg, size, nice_level, file_fd, p[1]);
+			victim(cg, size, nice_level, file_fd, io, p[1]);
 		}
 		v->pid[v->n] = pid;
 		v->pidfd[v->n] = syscall(__NR_pidfd_open, pid, 0);
@@ -345,23 +389,36 @@ static void stop_hogs(void)
 	}
 }
 
+/* The victims share the last CPU with one busy loop at @nice_level. */
+static void share_cpu_with_hog(const char *victims, const char *hog,
+			       int nice_level)
+{
+	char cpu[24];
+
+	snprintf(cpu, sizeof(cpu), "%ld", sysconf(_SC_NPROCESSORS_ONLN) - 1);
+	cg_write(victims, "cpuset.cpus", cpu);
+	cg_write(hog, "cpuset.cpus", cpu);
+	start_hog(hog, nice_level);
+}
+
 /* Before the victims allocate: pinning and load. */
 static void condition_before(enum condition c, int *nice_level)
 {
 	char *victims = bench_cg("victims"), *hog = bench_cg("hog");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), i;
-	char cpu[24];
 
 	*nice_level = 0;
 	cg_write(victims, "cpuset.cpus", "");
 	cg_write(hog, "cpuset.cpus", "");
 	switch (c) {
 	case C_BUSYCPU:
-		/* The victims share the last CPU with a nice -20 busy loop. */
-		snprintf(cpu, sizeof(cpu), "%ld", ncpu - 1);
-		cg_write(victims, "cpuset.cpus", cpu);
-		cg_write(hog, "cpuset.cpus", cpu);
-		start_hog(hog, -20);
+	case C_NICE19_PINNED:
+	case C_IDLE:
+		share_cpu_with_hog(victims, hog, -20);
+		break;
+	case C_WEIGHT1:
+	case C_WEIGHT1_HEAVY:
+		share_cpu_with_hog(victims, hog, 0);
 		break;
 	case C_NICE:
 		*nice_level = 19;
@@ -375,28 +432,107 @@ static void condition_before(enum condition c, int *nice_level)
 	free(hog);
 }
 
-/* After they allocated, so the allocation itself is not throttled. */
-static void condition_after(enum condition c, struct run *r)
+/*
+ * io.max for the block device under the working directory: its whole disk
+ * (blk-throttle takes no partitions), 16 KiB/s of writes, so that each of
+ * the victims' 64 KiB direct writes waits about 4 s.
+ */
+static int throttle_io(const char *cg, const char *limit)
 {
-	char *victims = bench_cg("victims");
+	char path[PATH_MAX], dev[32], buf[64];
+	struct stat st;
+
+	if (stat(".", &st) || !major(st.st_dev))
+		return -ENODEV;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition",
+		 major(st.st_dev), minor(st.st_dev));
+	if (!access(path, F_OK)) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev",
+			 major(st.st_dev), minor(st.st_dev));
+		if (read_text(path, dev, sizeof(dev)) <= 0)
+			return -ENODEV;
+		dev[strcspn(dev, "\n")] = 0;
+	} else {
+		snprintf(dev, sizeof(dev), "%u:%u", major(st.st_dev),
+			 minor(st.st_dev));
+	}
+	snprintf(buf, sizeof(buf), "%s %s", dev, limit);
+	return cg_write(cg, "io.max", buf);
+}
+
+/* Every victim's scheduling policy or nice level, after it allocated. */
+static int set_victims_sched(const struct victim_set *v, int policy, int nice)
+{
+	struct sched_param sp = { };
+	int i;
+
+	for (i = 0; i < v->n; i++) {
+		if (policy != SCHED_OTHER &&
+		    sched_setscheduler(v->pid[i], policy, &sp))
+			return -errno;
+		if (nice && setpriority(PRIO_PROCESS, v->pid[i], nice))
+			return -errno;
+	}
+	return 0;
+}
+
+/* After they allocated, so the allocation itself is not throttled. */
+static void condition_after(enum condition c, const struct victim_set *v,
+			    struct run *r)
+{
+	char *victims = bench_cg("victims"), *hog = bench_cg("hog");
+	const char *call = "cpu.max";
 	int ret = 0;
 
-	if (c == C_CPUMAX5)
+	switch (c) {
+	case C_CPUMAX5:
 		ret = cg_write(victims, "cpu.max", "5000 100000");
-	else if (c == C_CPUMAX1)
+		break;
+	case C_CPUMAX1:
 		ret = cg_write(victims, "cpu.max", "1000 100000");
+		break;
+	case C_CPUMAX1_1S:
+		ret = cg_write(victims, "cpu.max", "10000 1000000");
+		break;
+	case C_WEIGHT1:
+	case C_WEIGHT1_HEAVY:
+		call = "cpu.weight";
+		ret = cg_write(victims, "cpu.weight", "1");
+		if (!ret && c == C_WEIGHT1_HEAVY)
+			ret = cg_write(hog, "cpu.weight", "10000");
+		break;
+	case C_NICE19_PINNED:
+		call = "setpriority";
+		ret = set_victims_sched(v, SCHED_OTHER, 19);
+		break;
+	case C_IDLE:
+		call = "sched_setscheduler(SCHED_IDLE)";
+		ret = set_victims_sched(v, SCHED_IDLE, 0);
+		break;
+	case C_IOMAX:
+		call = "io.max on the working directory's disk";
+		ret = throttle_io(victims, "wbps=16384");
+		break;
+	default:
+		break;
+	}
 	if (ret)
-		run_fail(r, "cpu.max", -ret);
+		run_fail(r, call, -ret);
 	free(victims);
+	free(hog);
 }
 
 static void condition_end(void)
 {
-	char *victims = bench_cg("victims");
+	char *victims = bench_cg("victims"), *hog = bench_cg("hog");
 
 	cg_write(victims, "cpu.max", "max");
+	cg_write(victims, "cpu.weight", "100");
+	cg_write(hog, "cpu.weight", "100");
+	throttle_io(victims, "wbps=max");
 	stop_hogs();
 	free(victims);
+	free(hog);
 }
 
 /* --- one measurement -------------------------------------------------- */
@@ -469,10 +605,11 @@ static struct run measure(enum method m, enum condition c, size_t total,
 			run_fail(&r, "victim file", errno);
 	}
 	if (!r.call)
-		spawn_victims(&v, n, total / n, nice_level, file_fd, &r);
+		spawn_victims(&v, n, total / n, nice_level, file_fd,
+			      c == C_IOMAX, &r);
 	if (r.call)
 		goto out;
-	condition_after(c, &r);
+	condition_after(c, &v, &r);
 	/*
 	 * Let the allocation's aftermath (LRU batches, vmstat and rstat
 	 * updates, kworkers) settle before the clock starts.  The victims
@@ -1073,7 +1210,8 @@ static int parse_list(char *arg, const char * const *names, int nr,
 }
 
 static const char * const cond_key[NR_CONDS] = {
-	"none", "cpumax5", "cpumax1", "busycpu", "nice",
+	"none", "cpumax5", "cpumax1", "cpumax1s", "busycpu", "nice", "weight1",
+	"weight10000", "nice19", "idle", "iomax",
 };
 
 static const char * const method_key[NR_METHODS] = {
