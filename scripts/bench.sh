@@ -58,13 +58,16 @@ explain() {	# explain CSV KERNEL
 	size == "" { size = $3 }
 	$3 != size { next }
 	$5 == "plain" && $6 != "err" && $1 == "unthrottled" { base = $6 }
-	$5 == "plain" && $6 != "err" && $6 + 0 > slow + 0 { slow = $6; cond = $1 }
+	$5 == "plain" && $6 != "err" && $6 + 0 > slow + 0 {
+		slow = $6; cond = $1; ok = $10 - $11
+		more = $13 != "" && ok > 0 && int(ok / 2) >= ok - $13 ? "over " : ""
+	}
 	{ v[$1, $5] = $6 }
 	END {
 		if (base == "" || cond == "" || v[cond, "reap_on_kill"] == "" ||
 		    v[cond, "reap_on_kill"] == "err") exit
 		reap = v[cond, "reap_on_kill"]; mrel = v[cond, "mrelease"]
-		printf "In short, on %s: a %d MiB victim under \"%s\" took %.0f ms to give its memory back after SIGKILL; with memory.reap_on_kill %.0f ms (%.0fx faster; an unthrottled plain kill takes %.0f ms)", kernel, size, cond, slow, reap, slow / reap, base
+		printf "In short, on %s: a %d MiB victim under \"%s\" took %s%.0f ms to give its memory back after SIGKILL; with memory.reap_on_kill %.0f ms (%s%.0fx faster; an unthrottled plain kill takes %.0f ms)", kernel, size, cond, more, slow, reap, more, slow / reap, base
 		if (mrel != "" && mrel != "err")
 			printf "; kill + process_mrelease from the killer: %.0f ms", mrel
 		printf ".\n"
@@ -80,7 +83,9 @@ side_by_side() {
 	{
 		row = sprintf("%-26s %5s %3s", $1 ($2 ? " (file)" : ""), $3, $4)
 		if (!(row in seen)) { seen[row] = 1; rows[++n] = row }
-		v[row, f, $5] = $6 == "err" ? "err" : sprintf("%.0f", $6)
+		ok = $10 - $11
+		lower = $13 != "" && ok > 0 && int(ok / 2) >= ok - $13	# a timeout
+		v[row, f, $5] = $6 == "err" ? "err" : sprintf("%s%.0f", lower ? ">" : "", $6)
 	}
 	END {
 		printf "%-26s %5s %3s", "victim condition", "MiB", "N"
