@@ -54,6 +54,7 @@
 
 #include "../kselftest.h"
 #include "cgroup_util.h"
+#include "reap_util.h"
 
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open 434
@@ -103,14 +104,6 @@ struct opts {
 
 static char root[PATH_MAX];
 static bool have_reap, have_mrelease;
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
 
 static const char *errname(int err)
 {
@@ -289,10 +282,8 @@ static void victim(const char *cg, size_t size, int nice_level, int file_fd,
 	memset(buf, 0x5a, size);
 	if (nice_level)
 		setpriority(PRIO_PROCESS, 0, nice_level);
-	if (write(ready, "r", 1) != 1)
-		_exit(3);
-	/* So that the spawner sees EOF once every victim is ready or dead. */
-	close(ready);
+	/* Closed: the spawner sees EOF once every victim is ready or dead. */
+	spawn_ready(ready, "r", 1);
 	if (io)
 		write_forever();
 	for (;;)

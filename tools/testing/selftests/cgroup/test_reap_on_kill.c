@@ -40,6 +40,7 @@
 
 #include "../kselftest.h"
 #include "cgroup_util.h"
+#include "reap_util.h"
 
 /* Read once in main(): cgroup_util.h no longer defines PAGE_SIZE. */
 static size_t page_size;
@@ -70,21 +71,6 @@ struct victim_args {
 	bool spin;
 };
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * SECOND + ts.tv_nsec;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
 /*
  * Tracepoints, in a tracefs instance of this test's own: other tracing
  * users neither see nor disturb our events.  Its trace_clock is "mono",
@@ -108,7 +94,6 @@ static void sleep_ms(long ms)
  * out:
  *	trace_end();
  */
-#define TRACEFS		"/sys/kernel/tracing"
 #define TRACE_INSTANCE	TRACEFS "/instances/test_reap_on_kill"
 
 struct trace_event {
@@ -127,65 +112,26 @@ static const char * const reap_oom_events[] = {
 
 static bool have_tracefs(void)
 {
-	if (access(TRACEFS "/instances", W_OK) == 0)
+	if (tracefs_usable())
 		return true;
 	ksft_print_msg("tracefs is not mounted at " TRACEFS "\n");
 	return false;
 }
 
-static int trace_write(const char *file, const char *val)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", TRACE_INSTANCE, file);
-	if (write_text(path, (char *)val, strlen(val)) >= 0)
-		return 0;
-	ksft_print_msg("cannot write '%s' to %s: %s\n", val, path,
-		       strerror(errno));
-	return -1;
-}
-
-/**
- * trace_begin() - trace into our instance, emptied, from now on
- * @events: NULL-terminated "system/event" names to enable,
- *	    e.g. "reap_on_kill/reap_on_kill_queue", "oom/mark_victim"
- *
- * Return: 0, or -1 (printed) if an event or the instance is missing.
+/*
+ * trace_begin() - trace @events (NULL-terminated "system/event" names, e.g.
+ * "reap_on_kill/reap_on_kill_queue", "oom/mark_victim") into our instance,
+ * emptied, from now on; 0, or -1 (printed).
  */
 static int trace_begin(const char * const *events)
 {
-	char file[PATH_MAX];
-	int fd;
-
-	if (mkdir(TRACE_INSTANCE, 0755) && errno != EEXIST) {
-		ksft_print_msg("mkdir %s: %s\n", TRACE_INSTANCE, strerror(errno));
-		return -1;
-	}
-	if (trace_write("tracing_on", "0") ||
-	    trace_write("events/enable", "0") ||
-	    trace_write("trace_clock", "mono") ||
-	    trace_write("buffer_size_kb", "1024"))
-		return -1;
-	for (; *events; events++) {
-		snprintf(file, sizeof(file), "events/%s/enable", *events);
-		if (trace_write(file, "1"))
-			return -1;
-	}
-	/* Opening the trace file with O_TRUNC empties the buffer. */
-	fd = open(TRACE_INSTANCE "/trace", O_WRONLY | O_TRUNC);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return trace_write("tracing_on", "1");
+	return tracefs_begin(TRACE_INSTANCE, 1024, events);
 }
 
 /* trace_end() - disable every event and remove the instance. */
 static void trace_end(void)
 {
-	if (access(TRACE_INSTANCE, F_OK))
-		return;
-	trace_write("events/enable", "0");
-	rmdir(TRACE_INSTANCE);
+	tracefs_end(TRACE_INSTANCE);
 }
 
 /* "secs.frac" as printed before ": name: ", in ns. */
@@ -309,19 +255,6 @@ static bool trace_is(const struct trace_event *ev, const char *key,
 	return p && !strncmp(p, val, len) && (!p[len] || p[len] == ' ');
 }
 
-static uint64_t pattern_at(const void *addr)
-{
-	return (uintptr_t)addr * 0x9e3779b97f4a7c15ULL;
-}
-
-static void fill_pattern(uint64_t *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; i < size / sizeof(*buf); i++)
-		buf[i] = pattern_at(&buf[i]);
-}
-
 static int got_term;
 
 static void on_term(int sig)
@@ -329,22 +262,10 @@ static void on_term(int sig)
 	__atomic_store_n(&got_term, 1, __ATOMIC_RELAXED);
 }
 
-static void lock_robust(pthread_mutex_t *m, bool pshared)
-{
-	pthread_mutexattr_t attr;
-
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
-	if (pshared)
-		pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-	pthread_mutex_init(m, &attr);
-	pthread_mutex_lock(m);
-}
-
 /* Runs in the child, inside the cgroup; reports readiness on fd. */
-static void victim_main(int fd, const struct victim_args *a)
+static void victim_main(int fd, void *arg)
 {
-	pthread_mutex_t *private_mutex;
+	const struct victim_args *a = arg;
 	struct itimerval it = { .it_value = { 0, 300000 } };
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	char *buf;
@@ -371,22 +292,14 @@ static void victim_main(int fd, const struct victim_args *a)
 		prctl(PR_SET_DUMPABLE, 1);
 		break;
 	case V_ROBUST:
-		/*
-		 * Locked second, the private mutex heads the robust list:
-		 * the exit path must walk through private memory to reach
-		 * the shared mutex.
-		 */
-		private_mutex = malloc(sizeof(*private_mutex));
-		lock_robust(a->shared, true);
-		lock_robust(private_mutex, false);
+		/* Its robust list reaches a->shared through the heap. */
+		lock_robust_pair(a->shared);
 		break;
 	default:
 		break;
 	}
 
-	if (write(fd, "r", 1) != 1)
-		_exit(3);
-	close(fd);
+	spawn_ready(fd, "r", 1);
 
 	switch (a->mode) {
 	case V_ITIMER:
@@ -410,29 +323,9 @@ static void victim_main(int fd, const struct victim_args *a)
 
 static pid_t spawn_victim(const char *cgroup, const struct victim_args *a)
 {
-	int p[2];
-	pid_t pid;
 	char c;
 
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		close(p[0]);
-		if (cg_enter_current(cgroup))
-			_exit(1);
-		victim_main(p[1], a);
-	}
-	close(p[1]);
-	if (read(p[0], &c, 1) != 1) {
-		close(p[0]);
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	close(p[0]);
-	return pid;
+	return spawn_in_cgroup(cgroup, victim_main, (void *)a, &c, 1);
 }
 
 /* ns from t0 until memory.current drops below limit, or -1 on timeout. */
@@ -554,13 +447,8 @@ static bool wait_sleeping(pid_t pid)
 /* waitpid() for up to timeout ns, then SIGKILL; false on timeout. */
 static bool waitpid_timeout(pid_t pid, int *status, long long timeout)
 {
-	long long end = now_ns() + timeout;
-
-	while (now_ns() < end) {
-		if (waitpid(pid, status, WNOHANG) == pid)
-			return true;
-		usleep(10000);
-	}
+	if (!waitpid_until(pid, status, now_ns() + timeout))
+		return true;
 	kill(pid, SIGKILL);
 	waitpid(pid, status, 0);
 	return false;
@@ -1268,20 +1156,18 @@ static void core_check_pages(const char *path, off_t off, uintptr_t vaddr,
 {
 	uint64_t *page = malloc(page_size);
 	int fd = open(path, O_RDONLY);
-	size_t i;
+	long i;
 
 	*good = *bad = 0;
 	for (; fd >= 0 && page && off + page_size <= len;
 	     off += page_size, vaddr += page_size) {
 		if (pread(fd, page, page_size, off) != page_size)
 			break;
-		for (i = 0; i < page_size / sizeof(*page); i++)
-			if (page[i] != pattern_at((uint64_t *)vaddr + i))
-				break;
-		if (i == page_size / sizeof(*page))
+		i = pattern_bad_word(page, (void *)vaddr, page_size);
+		if (i < 0)
 			(*good)++;
 		else if (!(*bad)++)
-			ksft_print_msg("page at %#lx in the core: word %zu is %#llx\n",
+			ksft_print_msg("page at %#lx in the core: word %ld is %#llx\n",
 				       (unsigned long)vaddr, i,
 				       (unsigned long long)page[i]);
 	}
@@ -1414,12 +1300,8 @@ out:
 /* In a process of its own: 0 if it got EOWNERDEAD, else what it got. */
 static int wait_owner_dead(pthread_mutex_t *m)
 {
-	struct timespec deadline;
-	int err;
+	int err = robust_timedlock(m, TIMEOUT / SECOND);
 
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += TIMEOUT / SECOND;
-	err = pthread_mutex_timedlock(m, &deadline);
 	return err == EOWNERDEAD ? 0 : err ? err : 255;
 }
 
@@ -1695,7 +1577,7 @@ static int test_clone_vm_partner(const char *root)
 	uint64_t *buf;
 	char *stack, c;
 	pid_t pid;
-	size_t i;
+	long i;
 
 	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1715,11 +1597,11 @@ static int test_clone_vm_partner(const char *root)
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	sleep_ms(500);
-	for (i = 0; i < size / sizeof(*buf); i++)
-		if (buf[i] != pattern_at(&buf[i])) {
-			ksft_print_msg("our memory changed at %zu\n", i);
-			goto out;
-		}
+	i = pattern_bad_word(buf, buf, size);
+	if (i >= 0) {
+		ksft_print_msg("our memory changed at %ld\n", i);
+		goto out;
+	}
 	if (events(cg.leaf, "memory.events", "kill_reap ") == 0)
 		ret = KSFT_PASS;
 out:
@@ -1789,7 +1671,6 @@ static void *reader_fn(void *arg)
 		struct iovec rem = { remote, sizeof(chunk) };
 		long long t = now_ns();
 		ssize_t n;
-		size_t i;
 
 		if (r->proc_mem)
 			n = pread(fd, chunk, sizeof(chunk), (off_t)remote);
@@ -1801,10 +1682,7 @@ static void *reader_fn(void *arg)
 			log_read(r, t, false);
 			continue;
 		}
-		for (i = 0; i < ARRAY_SIZE(chunk); i++)
-			if (chunk[i] != pattern_at(&remote[i]))
-				break;
-		if (i < ARRAY_SIZE(chunk)) {
+		if (pattern_bad_word(chunk, remote, sizeof(chunk)) >= 0) {
 			r->garbage++;
 		} else {
 			r->good++;
@@ -1967,42 +1845,18 @@ static pid_t spawn_child(const char *cgroup, void (*fn)(int fd, void *arg),
 			 void *arg, uintptr_t *word)
 {
 	uintptr_t w;
-	int p[2];
-	pid_t pid;
+	pid_t pid = spawn_in_cgroup(cgroup, fn, arg, &w, sizeof(w));
 
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		if (cg_enter_current(cgroup))
-			_exit(1);
-		fn(p[1], arg);
-		_exit(0);
-	}
-	close(p[1]);
-	if (read(p[0], &w, sizeof(w)) != sizeof(w)) {
+	if (pid < 0)
 		ksft_print_msg("a child in %s failed to start\n", cgroup);
-		close(p[0]);
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	close(p[0]);
-	if (word)
+	else if (word)
 		*word = w;
 	return pid;
 }
 
 static void child_ready(int fd, uintptr_t word)
 {
-	if (write(fd, &word, sizeof(word)) != sizeof(word))
-		_exit(3);
-	close(fd);
+	spawn_ready(fd, &word, sizeof(word));
 }
 
 /* Stay runnable in user space, so that cpu.max throttles us. */
@@ -2387,17 +2241,6 @@ static const char * const shared_kind[] = {
 	"MAP_SHARED|MAP_ANONYMOUS", "memfd", "file",
 };
 
-/* Index of the first word of buf that does not hold its pattern, or -1. */
-static long bad_word(const uint64_t *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; i < size / sizeof(*buf); i++)
-		if (buf[i] != pattern_at(&buf[i]))
-			return i;
-	return -1;
-}
-
 static void shared_victim(int fd, void *arg)
 {
 	struct shared_maps *s = arg;
@@ -2424,7 +2267,7 @@ static void shared_survivor(int fd, void *arg)
 	if (read(s->ask, &c, 1) != 1)
 		_exit(2);
 	for (i = 0; i < 3; i++)
-		bad[i] = bad_word(s->map[i], s->size);
+		bad[i] = pattern_bad_word(s->map[i], s->map[i], s->size);
 	if (write(s->answer, bad, sizeof(bad)) != sizeof(bad))
 		_exit(3);
 	_exit(0);
@@ -2435,7 +2278,7 @@ static int check_file_on_disk(const uint64_t *was_at, size_t size)
 {
 	uint64_t *buf = NULL;
 	ssize_t n = -1;
-	size_t i;
+	long i;
 	int fd;
 
 	fd = open(SHAREDFILE, O_RDONLY | O_DIRECT);
@@ -2447,13 +2290,12 @@ static int check_file_on_disk(const uint64_t *was_at, size_t size)
 		n = -1;
 		goto out;
 	}
-	for (i = 0; i < size / sizeof(*buf); i++)
-		if (buf[i] != pattern_at(&was_at[i])) {
-			ksft_print_msg("%s on disk differs at word %zu\n",
-				       SHAREDFILE, i);
-			n = -1;
-			break;
-		}
+	i = pattern_bad_word(buf, was_at, size);
+	if (i >= 0) {
+		ksft_print_msg("%s on disk differs at word %ld\n", SHAREDFILE,
+			       i);
+		n = -1;
+	}
 out:
 	if (fd >= 0)
 		close(fd);
@@ -2524,7 +2366,7 @@ static int test_shared_survivor(const char *root)
 	if (survivor < 0 || pid < 0)
 		goto out;
 	for (i = 0; i < 3; i++)
-		if (bad_word(s.map[i], s.size) >= 0) {
+		if (pattern_bad_word(s.map[i], s.map[i], s.size) >= 0) {
 			ksft_print_msg("the victim did not fill the %s memory\n",
 				       shared_kind[i]);
 			goto out;
@@ -2542,7 +2384,7 @@ static int test_shared_survivor(const char *root)
 		goto out;
 	}
 	for (i = 0; i < 3; i++) {
-		long ours = bad_word(s.map[i], s.size);
+		long ours = pattern_bad_word(s.map[i], s.map[i], s.size);
 
 		if (bad[i] >= 0 || ours >= 0) {
 			ksft_print_msg("%s: bad word at %ld for the survivor, %ld for us\n",

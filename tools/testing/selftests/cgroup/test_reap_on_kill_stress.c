@@ -50,10 +50,11 @@
 
 #include "../kselftest.h"
 #include "cgroup_util.h"
+#include "reap_util.h"
 
 #define SECOND		1000000000LL
 #define MS		1000000LL
-#define TRACE		"/sys/kernel/tracing/instances/reap_on_kill_stress"
+#define TRACE		TRACEFS "/instances/reap_on_kill_stress"
 
 static unsigned int seed = 1;
 static int budget_s = 5;
@@ -62,48 +63,10 @@ static char self_exe[PATH_MAX];
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                        */
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * SECOND + ts.tv_nsec;
-}
-
-static void sleep_us(long us)
-{
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
 /* Main thread only; threads use rand_r() on a seed of their own. */
 static unsigned int rnd(unsigned int n)
 {
 	return n ? (unsigned int)rand_r(&seed) % n : 0;
-}
-
-static uint64_t pattern_at(const void *addr)
-{
-	return (uintptr_t)addr * 0x9e3779b97f4a7c15ULL;
-}
-
-static void fill_pattern(uint64_t *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; i < size / sizeof(*buf); i++)
-		buf[i] = pattern_at(&buf[i]);
-}
-
-static bool pattern_intact(const uint64_t *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; i < size / sizeof(*buf); i++)
-		if (buf[i] != pattern_at(&buf[i]))
-			return false;
-	return true;
 }
 
 static void *alloc_touched(size_t size)
@@ -127,26 +90,10 @@ static int pidfd_kill(int pidfd, int sig)
 	return syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
 }
 
-/* waitpid() with a deadline; 0 when reaped, -1 on timeout or error. */
-static int wait_until(pid_t pid, int *status, long long deadline)
-{
-	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG | __WALL);
-
-		if (r == pid)
-			return 0;
-		if (r < 0 || now_ns() > deadline)
-			return -1;
-		sleep_us(1000);
-	}
-}
-
-/* Reports readiness to the parent: one byte, 'r' or a reason. */
+/* Reports readiness to spawn_in(): one byte, 'r' or a reason. */
 static void ready(int fd, char c)
 {
-	if (write(fd, &c, 1) != 1)
-		_exit(3);
-	close(fd);
+	spawn_ready(fd, &c, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -242,45 +189,22 @@ struct trace_log {
 	int bad;		/* event lines we could not parse */
 };
 
-static int trace_write(const char *file, const char *val)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", TRACE, file);
-	return write_text(path, (char *)val, strlen(val)) < 0 ? -1 : 0;
-}
-
-/* Opening the trace file for writing with O_TRUNC empties the buffer. */
 static int trace_clear(void)
 {
-	int fd = open(TRACE "/trace", O_WRONLY | O_TRUNC);
-
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
+	return tracefs_clear(TRACE);
 }
 
-/*
- * The mono trace clock is ktime_get_mono_fast_ns(): event timestamps compare
- * with our CLOCK_MONOTONIC readings.  Setting it empties the buffer.
- */
+/* Every reap_on_kill event, timed on CLOCK_MONOTONIC like now_ns(). */
 static int trace_start(void)
 {
-	if (mkdir(TRACE, 0755) && errno != EEXIST)
-		return -1;
-	if (trace_write("trace_clock", "mono") ||
-	    trace_write("buffer_size_kb", "16384") ||
-	    trace_write("events/reap_on_kill/enable", "1") ||
-	    trace_clear() || trace_write("tracing_on", "1"))
-		return -1;
-	return 0;
+	static const char * const events[] = { "reap_on_kill", NULL };
+
+	return tracefs_begin(TRACE, 16384, events);
 }
 
 static void trace_end(void)
 {
-	trace_write("events/reap_on_kill/enable", "0");
-	rmdir(TRACE);
+	tracefs_end(TRACE);
 }
 
 /* "  comm-pid  [cpu] flags  SECONDS.MICROS: reap_on_kill_EVENT: pid=..." */
@@ -542,35 +466,13 @@ static void sentinel_main(int fd)
 	_exit(pattern_intact(buf, SENTINEL_SIZE) ? 0 : 1);
 }
 
+/* A child in cgroup that runs fn; *reply, if given, gets its ready() byte. */
 static pid_t spawn_in(const char *cgroup, void (*fn)(int fd, void *arg),
 		      void *arg, char *reply)
 {
-	int p[2];
-	pid_t pid;
-	char c = 0;
+	char c;
 
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		close(p[0]);
-		if (cg_enter_current(cgroup))
-			_exit(1);
-		fn(p[1], arg);
-		_exit(0);
-	}
-	close(p[1]);
-	if (read(p[0], &c, 1) != 1) {
-		close(p[0]);
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	close(p[0]);
-	if (reply)
-		*reply = c;
-	return pid;
+	return spawn_in_cgroup(cgroup, fn, arg, reply ? reply : &c, 1);
 }
 
 static void sentinel_fn(int fd, void *arg)
@@ -586,7 +488,7 @@ static int sentinels_check(const pid_t *pids, int n)
 	for (i = 0; i < n; i++)
 		kill(pids[i], SIGUSR1);
 	for (i = 0; i < n; i++) {
-		if (wait_until(pids[i], &status, now_ns() + 30 * SECOND) ||
+		if (waitpid_until(pids[i], &status, now_ns() + 30 * SECOND) ||
 		    !WIFEXITED(status) || WEXITSTATUS(status)) {
 			ksft_print_msg("sentinel %d: memory changed or it died (status %#x)\n",
 				       pids[i], status);
@@ -999,7 +901,7 @@ static int test_irq_signals(const char *root)
 		for (i = 0; i < BATCH; i++) {
 			int want = spec[i].posix ? SIGUSR1 : SIGALRM;
 
-			if (wait_until(pid[i], &status, now_ns() + 30 * SECOND)) {
+			if (waitpid_until(pid[i], &status, now_ns() + 30 * SECOND)) {
 				ksft_print_msg("timer victim %d did not die\n", pid[i]);
 				goto out;
 			}
@@ -1240,7 +1142,7 @@ static int test_awkward_states(const char *root)
 				goto out;
 			}
 			kill(pid[n], SIGKILL);
-			if (wait_until(pid[n], &status, now_ns() + 30 * SECOND)) {
+			if (waitpid_until(pid[n], &status, now_ns() + 30 * SECOND)) {
 				ksft_print_msg("victim %d %s did not die\n",
 					       pid[n], awkward_name[s]);
 				goto out;
@@ -1321,7 +1223,6 @@ static int reader_one(struct reader *r)
 	uint64_t chunk[512], *at;
 	char path[64], buf[4096];
 	ssize_t n;
-	size_t i;
 	int fd;
 
 	at = r->base + (rand_r(&r->seed) % (r->size / sizeof(chunk))) * 512;
@@ -1338,9 +1239,8 @@ static int reader_one(struct reader *r)
 		}
 		if (n != sizeof(chunk))
 			return R_ERROR;
-		for (i = 0; i < ARRAY_SIZE(chunk); i++)
-			if (chunk[i] != pattern_at(&at[i]))
-				return R_GARBAGE;
+		if (pattern_bad_word(chunk, at, sizeof(chunk)) >= 0)
+			return R_GARBAGE;
 		return R_GOOD;
 	default:
 		snprintf(path, sizeof(path), "/proc/%d/%s", r->pid,
@@ -1384,17 +1284,13 @@ static void pattern_victim(int fd, void *arg)
 	size_t size = *(size_t *)arg;
 	uint64_t *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char addr[2 * sizeof(buf)];
 	unsigned long spins = 0;
 
 	if (buf == MAP_FAILED)
 		_exit(2);
 	fill_pattern(buf, size);
-	/* The parent learns where the pattern is from the first bytes. */
-	memcpy(addr, &buf, sizeof(buf));
-	if (write(fd, addr, sizeof(buf)) != sizeof(buf))
-		_exit(3);
-	close(fd);
+	/* The parent learns where the pattern is. */
+	spawn_ready(fd, &buf, sizeof(buf));
 	/* Runnable, so that cpu.max throttles us: the exit path crawls. */
 	for (;;)
 		__atomic_fetch_add(&spins, 1, __ATOMIC_RELAXED);
@@ -1403,27 +1299,8 @@ static void pattern_victim(int fd, void *arg)
 /* Like spawn_in(), but reads the victim's buffer address. */
 static pid_t spawn_pattern_victim(const char *cgroup, size_t size, void **base)
 {
-	int p[2];
-	pid_t pid;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		if (cg_enter_current(cgroup))
-			_exit(1);
-		pattern_victim(p[1], &size);
-	}
-	close(p[1]);
-	if (pid < 0 || read(p[0], base, sizeof(*base)) != sizeof(*base)) {
-		close(p[0]);
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
-		return -1;
-	}
-	close(p[0]);
-	return pid;
+	return spawn_in_cgroup(cgroup, pattern_victim, &size, base,
+			       sizeof(*base));
 }
 
 static const char * const reader_name[] = {
@@ -1568,7 +1445,7 @@ static int test_readers(const char *root)
 					       reader_name[i], pid);
 		}
 		cg_write(leaf, "cpu.max", "max");
-		if (wait_until(pid, &status, now_ns() + 30 * SECOND)) {
+		if (waitpid_until(pid, &status, now_ns() + 30 * SECOND)) {
 			ksft_print_msg("victim %d did not die\n", pid);
 			goto out;
 		}
@@ -1637,8 +1514,7 @@ static void report_pids(int fd, pid_t victim, pid_t partner)
 {
 	pid_t pids[2] = { victim, partner };
 
-	if (write(fd, pids, sizeof(pids)) != sizeof(pids))
-		_exit(3);
+	spawn_ready(fd, pids, sizeof(pids));
 }
 
 /* Runs in the CLONE_VM child, on its own stack, in our address space. */
@@ -1707,27 +1583,8 @@ static void shared_middle(int fd, void *arg)
 static pid_t spawn_shared(const char *cgroup, struct shared_arg *a,
 			  pid_t pids[2])
 {
-	int p[2];
-	pid_t pid;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		if (cg_enter_current(cgroup))
-			_exit(1);
-		shared_middle(p[1], a);
-	}
-	close(p[1]);
-	if (pid < 0 || read(p[0], pids, 2 * sizeof(pid_t)) != 2 * sizeof(pid_t)) {
-		close(p[0]);
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
-		return -1;
-	}
-	close(p[0]);
-	return pid;
+	return spawn_in_cgroup(cgroup, shared_middle, a, pids,
+			       2 * sizeof(pid_t));
 }
 
 static int shared_cgroups(struct cgs *c, const char *root, char **cov,
@@ -1770,9 +1627,9 @@ static int test_shared_mm(const char *root)
 			/* Who checks the memory: the middle, or the partner. */
 			check = a.variant == OWNER_KILLED ? pids[1] : middle;
 			if (a.variant == OWNER_KILLED &&
-			    wait_until(middle, &status, now_ns() + 30 * SECOND))
+			    waitpid_until(middle, &status, now_ns() + 30 * SECOND))
 				goto hang;
-			if (wait_until(check, &status, now_ns() + 30 * SECOND))
+			if (waitpid_until(check, &status, now_ns() + 30 * SECOND))
 				goto hang;
 			if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 				ksft_print_msg("%s: survivor status %#x (7: memory changed)\n",
@@ -1841,37 +1698,24 @@ struct chain_arg {
 	int victim, thread;
 };
 
-static void init_robust(pthread_mutex_t *m, bool pshared)
-{
-	pthread_mutexattr_t attr;
-
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
-	if (pshared)
-		pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-	pthread_mutex_init(m, &attr);
-}
-
 /*
  * Shared and private mutexes alternate, so that the thread's robust list
  * runs through private memory from each shared mutex to the next.
  */
+static void chain_lock_all(struct chains *ch, int victim, int thread)
+{
+	int k;
+
+	for (k = 0; k < CHAIN_SHARED; k++)
+		lock_robust_pair(&ch->m[victim][thread][k]);
+	__atomic_add_fetch(&ch->locked, 1, __ATOMIC_RELEASE);
+}
+
 static void *chain_lock(void *arg)
 {
 	struct chain_arg *a = arg;
-	pthread_mutex_t *priv;
-	int k;
 
-	for (k = 0; k < CHAIN_SHARED; k++) {
-		pthread_mutex_t *m = &a->ch->m[a->victim][a->thread][k];
-
-		init_robust(m, true);
-		pthread_mutex_lock(m);
-		priv = malloc(sizeof(*priv));
-		init_robust(priv, false);
-		pthread_mutex_lock(priv);
-	}
-	__atomic_add_fetch(&a->ch->locked, 1, __ATOMIC_RELEASE);
+	chain_lock_all(a->ch, a->victim, a->thread);
 	for (;;)
 		pause();
 	return NULL;
@@ -1891,19 +1735,10 @@ static void chain_victim(int fd, void *arg)
 		pthread_create(&th, NULL, chain_lock, &a[t]);
 	}
 	want = (v + 1) * CHAIN_THREADS;
-	a[0] = (struct chain_arg){ ch, v, 0 };
 	/* Victims start one after another: wait for our own threads. */
 	while (__atomic_load_n(&ch->locked, __ATOMIC_ACQUIRE) < want - 1)
 		sleep_us(100);
-	for (t = 0; t < CHAIN_SHARED; t++) {
-		pthread_mutex_t *priv = malloc(sizeof(*priv));
-
-		init_robust(&ch->m[v][0][t], true);
-		pthread_mutex_lock(&ch->m[v][0][t]);
-		init_robust(priv, false);
-		pthread_mutex_lock(priv);
-	}
-	__atomic_add_fetch(&ch->locked, 1, __ATOMIC_RELEASE);
+	chain_lock_all(ch, v, 0);
 	ready(fd, 'r');
 	/* Sleep until the cgroup is at 1%, then use up its quota. */
 	while (!__atomic_load_n(&ch->go, __ATOMIC_ACQUIRE))
@@ -1914,14 +1749,10 @@ static void chain_victim(int fd, void *arg)
 
 static void chain_waiter(int fd, void *arg)
 {
-	pthread_mutex_t *m = arg;
-	struct timespec deadline;
 	int err;
 
 	ready(fd, 'r');
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += 30;
-	err = pthread_mutex_timedlock(m, &deadline);
+	err = robust_timedlock(arg, 30);
 	_exit(err == EOWNERDEAD ? 0 : 100 + err);
 }
 
@@ -2079,7 +1910,7 @@ static int test_robust_chains(const char *root)
 		if (refill - killed < gap)
 			gap = refill - killed;
 		for (i = 0; i < NWAITERS; i++) {
-			if (wait_until(waiter[i], &status, now_ns() + 60 * SECOND)) {
+			if (waitpid_until(waiter[i], &status, now_ns() + 60 * SECOND)) {
 				ksft_print_msg("a robust mutex waiter hangs\n");
 				goto out;
 			}
@@ -2091,7 +1922,7 @@ static int test_robust_chains(const char *root)
 			waiters++;
 		}
 		for (i = 0; i < CHAIN_VICTIMS; i++)
-			if (wait_until(victim[i], &status, now_ns() + 30 * SECOND)) {
+			if (waitpid_until(victim[i], &status, now_ns() + 30 * SECOND)) {
 				ksft_print_msg("robust victim %d did not die\n", victim[i]);
 				goto out;
 			}
@@ -2232,8 +2063,8 @@ int main(int argc, char **argv)
 		ksft_exit_skip("memory and cpu must be enabled for children\n");
 	if (!has_reap_on_kill(root))
 		ksft_exit_skip("no memory.reap_on_kill: CONFIG_MEMCG_REAP_ON_KILL is off\n");
-	if (access("/sys/kernel/tracing/instances", W_OK))
-		ksft_exit_skip("tracefs is not mounted at /sys/kernel/tracing\n");
+	if (!tracefs_usable())
+		ksft_exit_skip("tracefs is not mounted at " TRACEFS "\n");
 	/* Orphans of our victims come back to us, and are waited for. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 
