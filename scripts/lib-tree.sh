@@ -56,9 +56,31 @@ tree_import() {
 }
 
 # tree_reset TREE: back to the pristine base, for a series that changed.
+# The files the old series touched are remembered with their mtimes, so
+# that tree_apply can give those the new series leaves unchanged their old
+# mtimes back, and an incremental build does not rebuild what includes them.
 tree_reset() {
-	git -C "$1" reset -q --hard base
-	git -C "$1" clean -qfd
+	local tree=$1 f
+	git -C "$tree" diff --name-only base HEAD -- |
+		while IFS= read -r f; do
+			[ -f "$tree/$f" ] || continue
+			printf '%s %s %s\n' "$(git -C "$tree" hash-object -- "$f")" \
+				"$(stat -c %.9Y "$tree/$f")" "$f"
+		done > "$tree/.git/reap-on-kill-mtimes"
+	git -C "$tree" reset -q --hard base
+	git -C "$tree" clean -qfd
+}
+
+# tree_restore_mtimes TREE: see tree_reset.
+tree_restore_mtimes() {
+	local tree=$1 list=$1/.git/reap-on-kill-mtimes hash mtime f
+	[ -f "$list" ] || return 0
+	while read -r hash mtime f; do
+		[ -f "$tree/$f" ] &&
+		[ "$(git -C "$tree" hash-object -- "$f")" = "$hash" ] &&
+		touch -d "@$mtime" "$tree/$f"
+	done < "$list"
+	rm -f "$list"
 }
 
 # tree_apply TREE SERIES VERSION WHAT: apply SERIES's patches to TREE (at
@@ -74,6 +96,7 @@ tree_apply() {
 		fi
 	done
 	git -C "$tree" tag -f applied >/dev/null
+	tree_restore_mtimes "$tree"
 	echo "$version $(tree_series_id "$series")" > "$tree/.git/reap-on-kill-applied"
 }
 
