@@ -22,7 +22,9 @@ awk '{ sym = $0 }
 	END { for (n = 1; n <= NR; n++) if (n in line) { split(line[n], a, /[= ]/);
 		s = (a[1] == "#") ? a[2] : a[1]; if (last[s] == n) print line[n] } }' \
 	"$all" > "$want"
-make -s -C "$src" O="$obj" KCONFIG_ALLCONFIG="$all" allnoconfig >/dev/null
+# Kconfig would warn of each override in the concatenation: give it the
+# last setting of each symbol only.
+make -s -C "$src" O="$obj" KCONFIG_ALLCONFIG="$want" allnoconfig >/dev/null
 make -s -C "$src" O="$obj" olddefconfig >/dev/null
 
 # A symbol that does not exist in this tree (the feature, on a stock tree)
