@@ -431,13 +431,22 @@ static bool reap_mmap_read_trylock(struct mm_struct *mm)
 /*
  * Unmap what can go; called with mmap_lock held for reading.  @keep is NULL
  * once exit_mmap() owns the mm: the robust lists were walked in exit_mm().
+ *
+ * *@freed is how far the RSS fell while we unmapped, read under the lock
+ * and before our mm_users reference goes: the teardown that mmput_async()
+ * may start is not ours.  It still includes what exit_mmap() unmapped
+ * meanwhile when we reap beside it (no lock keeps it out of our way), and
+ * what a victim thread caught inside munmap() after its downgrade of
+ * mmap_lock unmapped.  It stays 0 when we unmapped nothing.
  */
 static enum reap_result reap_mm_locked(struct task_struct *victim,
 				       struct mm_struct *mm,
-				       struct reap_keep *keep)
+				       struct reap_keep *keep,
+				       unsigned long *freed)
 {
 	struct vm_area_struct *vma;
 	bool complete = true;
+	unsigned long rss;
 
 	MA_STATE(mas, &mm->mm_mt, ULONG_MAX, ULONG_MAX);
 
@@ -452,6 +461,7 @@ static enum reap_result reap_mm_locked(struct task_struct *victim,
 
 	/* Readers fault instead of seeing zero pages, see __oom_reap_task_mm() */
 	mm_flags_set(MMF_UNSTABLE, mm);
+	rss = get_mm_rss_sum(mm);
 	/*
 	 * From the top down, as the OOM reaper does: a victim running its own
 	 * exit_mmap() meanwhile unmaps from the bottom up, and the two meet
@@ -463,6 +473,7 @@ static enum reap_result reap_mm_locked(struct task_struct *victim,
 		if (reap_vma(vma))
 			complete = false;
 	}
+	*freed = rss - min(rss, get_mm_rss_sum(mm));
 	if (!complete || (keep && keep->nr))
 		return REAP_PARTIAL;
 
@@ -501,7 +512,8 @@ static bool reap_mm_shared(struct task_struct *victim, struct mm_struct *mm)
  */
 static enum reap_result reap_live_mm(struct task_struct *victim,
 				     struct mm_struct *mm,
-				     struct reap_keep *keep)
+				     struct reap_keep *keep,
+				     unsigned long *freed)
 {
 	enum reap_result result;
 
@@ -517,7 +529,7 @@ static enum reap_result reap_live_mm(struct task_struct *victim,
 		result = REAP_CONTENDED;
 		goto out;
 	}
-	result = reap_mm_locked(victim, mm, keep);
+	result = reap_mm_locked(victim, mm, keep, freed);
 	mmap_read_unlock(mm);
 out:
 	mmput_async(mm);
@@ -531,13 +543,14 @@ out:
  * takes the lock for writing to free the page tables.
  */
 static enum reap_result reap_exiting_mm(struct task_struct *victim,
-					struct mm_struct *mm)
+					struct mm_struct *mm,
+					unsigned long *freed)
 {
 	enum reap_result result;
 
 	if (!reap_mmap_read_trylock(mm))
 		return REAP_CONTENDED;
-	result = reap_mm_locked(victim, mm, NULL);
+	result = reap_mm_locked(victim, mm, NULL, freed);
 	mmap_read_unlock(mm);
 	return result;
 }
@@ -547,13 +560,27 @@ static enum reap_result reap_exiting_mm(struct task_struct *victim,
  * a dumping process, and once the group is dying no dump can start.
  */
 static enum reap_result reap_mm(struct task_struct *victim,
-				struct mm_struct *mm, struct reap_keep *keep)
+				struct mm_struct *mm, struct reap_keep *keep,
+				unsigned long *freed)
 {
 	if (mmget_not_zero(mm))
-		return reap_live_mm(victim, mm, keep);
-	return reap_exiting_mm(victim, mm);
+		return reap_live_mm(victim, mm, keep, freed);
+	return reap_exiting_mm(victim, mm, freed);
 }
 
+/*
+ * memory.events:kill_reap counts the reaps that unmapped memory, which is
+ * what an admin watching it wants to know, not every reap that ran: one
+ * that found only hugetlb, PFN or shared mappings, or an address space
+ * exit_mmap() had already emptied, freed nothing and is not counted.
+ *
+ * It is counted in the memory cgroup the victim is in when the reap is
+ * done and, as every memory.events entry, in its ancestors.  A victim
+ * moved between the kill and the reap is counted in its new cgroup,
+ * although its pages stay charged to the old one.  The cgroup of the kill
+ * is known by ID only (pinning it from the kill path would keep a removed
+ * cgroup until the worker ran); the tracepoints report that ID.
+ */
 static void reap_count_event(struct task_struct *victim)
 {
 	struct mem_cgroup *memcg;
@@ -582,13 +609,12 @@ static void reap_on_kill_work(struct work_struct *work)
 	trace_reap_on_kill_start(victim, rok->memcg_id, rss,
 				 start - rok->queued_ns);
 
-	if (mm) {
-		result = reap_mm(victim, mm, &keep);
-		freed = rss - min(rss, get_mm_rss_sum(mm));
-	} else {
+	if (mm)
+		result = reap_mm(victim, mm, &keep, &freed);
+	else
 		result = REAP_EXITED;
-	}
-	if (result == REAP_DONE || result == REAP_PARTIAL)
+	/* Only a reap that unmapped (REAP_DONE, REAP_PARTIAL) sets freed. */
+	if (freed)
 		reap_count_event(victim);
 
 	trace_reap_on_kill_finish(victim, rok->memcg_id, freed, keep.nr,
