@@ -37,8 +37,10 @@
  *	futex lists of its own in the memory.  Otherwise it unmaps private
  *	memory VMA by VMA under mmap_lock taken for read
  *	with a bounded number of trylocks, so a stuck writer cannot wedge the
- *	worker.  Remote readers see MMF_UNSTABLE and fault instead of reading
- *	zeroes.  Robust futex lists are honoured, see reap_keep_robust_lists().
+ *	worker.  Remote readers get errors, not zeroes, for reaped anonymous
+ *	memory, and may read a reaped private file mapping's file contents,
+ *	see reap_mm_locked().  Robust futex lists are honoured, see
+ *	reap_keep_robust_lists().
  *
  * What it never does: it does not make the victim an OOM victim (no
  * TIF_MEMDIE, no signal->oom_mm, no access to memory reserves), adds no
@@ -459,7 +461,18 @@ static enum reap_result reap_mm_locked(struct task_struct *victim,
 	if (keep && reap_keep_robust_lists(keep, victim, mm))
 		return REAP_ROBUST_UNKNOWN;
 
-	/* Readers fault instead of seeing zero pages, see __oom_reap_task_mm() */
+	/*
+	 * What a remote reader (/proc/pid/mem, process_vm_readv(), ptrace)
+	 * that faults on a reaped page then gets, as after the OOM reaper:
+	 * in anonymous memory, do_anonymous_page() sees MMF_UNSTABLE and
+	 * fails the fault, so the reader gets an error, not a zero page.  In
+	 * a private file mapping, finish_fault() fails it too, but only when
+	 * the page had to be read in: fault-around (filemap_map_pages())
+	 * maps what it finds in the page cache without that check.  There
+	 * the reader sees the file's contents, not what the victim had
+	 * written to its private copy.  The victim never runs user code
+	 * again to see either.
+	 */
 	mm_flags_set(MMF_UNSTABLE, mm);
 	rss = get_mm_rss_sum(mm);
 	/*
