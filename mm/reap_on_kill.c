@@ -213,15 +213,50 @@ static void reap_fence_ipi(void *unused)
  * which acts on the SIGKILL first.  A thread on a CPU is interrupted by our
  * IPI, and leaving the interrupt does the same.
  *
- * One write to user memory may still come after the fence: a thread that
- * was interrupted inside the vDSO's robust unlock sequence gets its
+ * Uprobes let no thread through either.  A thread that is to single-step a
+ * probed instruction out of line when it finds the SIGKILL has get_signal()
+ * turned down by uprobe_deny_signal(), which clears TIF_SIGPENDING.  But as
+ * complete_signal() put SIGKILL in every thread's own pending set, it also
+ * marks the step trapped and sets TIF_UPROBE, so exit_to_user_mode_loop()
+ * goes round again: handle_singlestep() aborts the step without executing
+ * the instruction (arch_uprobe_abort_xol()) and sets TIF_SIGPENDING again,
+ * and the next get_signal() acts on the SIGKILL.  A thread that hit a
+ * probe's breakpoint gets there too, after handle_swbp() ran the handlers
+ * in the kernel, which write no robust list state.
+ *
+ * What the fence does not stop is kernel code that changes robust list
+ * state for a thread without looking at signals, when the thread was
+ * already on its way through it as the kill came.
+ *
+ * Writes to user memory that end a robust unlock may come after the fence:
+ * a thread interrupted inside the vDSO's robust unlock sequence gets its
  * list_op_pending cleared on the way out of the interrupt
- * (futex_fixup_robust_unlock()), and our IPI returns before that.  The
- * write only ever clears the pending pointer, in the list head.  If we read
+ * (futex_fixup_robust_unlock()), after our IPI returned, and one already
+ * inside futex() with FUTEX_ROBUST_UNLOCK stores 0 to the futex word, then
+ * clears list_op_pending (futex_robust_unlock(), futex_unlock_pi()).  The
+ * pending pointer, in the list head, only ever goes to NULL.  If we read
  * the old value, we keep more than the exit path needs; if we read NULL,
  * the exit path finds NULL as well.  The head itself is kept whenever the
  * exit path has anything to do; otherwise a late write into a reaped head
- * faults (MMF_UNSTABLE), and the fixup, like the walk, gives up harmlessly.
+ * faults (MMF_UNSTABLE), and the kernel, like the walk, gives up
+ * harmlessly.  A futex word that a waiter in another process sleeps on is
+ * in memory shared with it, which is never reaped; a store that misses a
+ * reaped private word concerns only the dying process.
+ *
+ * set_robust_list() (and its compat twin) is a single store to the
+ * thread's list pointer.  A thread that entered it before the kill may
+ * store after our walk: on its CPU, our IPI returns before it does;
+ * preempted in between, task_curr() does not even see it.  The exit path
+ * then walks a list we did not: if its head or entries lie in memory we reaped, the exit path
+ * faults on them and gives up, and the robust mutexes it names get no
+ * FUTEX_OWNER_DIED for their waiters.  We accept that window: it needs a
+ * thread killed in the middle of registering a list that already names
+ * mutexes it holds.  glibc registers its list when a thread starts and in
+ * the child after fork(), emptied first, and an empty list needs nothing of
+ * the memory (see reap_keep_robust_list()).  Closing it would take
+ * set_robust_list() testing for a group exit under siglock, as
+ * complete_signal() sets it, on every thread creation, for a use that no
+ * known library makes.
  */
 static void reap_fence_user_mode(struct task_struct *victim)
 {
@@ -344,10 +379,12 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
  * it touches; the rest is reaped at once.
  *
  * The lists are read without faulting, under kthread_use_mm(), after
- * reap_fence_user_mode() stopped user space from changing them.  A list we
- * cannot read completely, a compat list, one spread over more than
- * REAP_KEEP_MAX VMAs, or more than REAP_ROBUST_BUDGET reads in all keep
- * the whole address space.
+ * reap_fence_user_mode() stopped user space from changing them; what the
+ * kernel may still change on the victim's behalf, and the one window we
+ * accept (a thread inside set_robust_list()), are described there.  A
+ * list we cannot read completely, a compat list, one spread over more
+ * than REAP_KEEP_MAX VMAs, or more than REAP_ROBUST_BUDGET reads in all
+ * keep the whole address space.
  *
  * Return: 0, or a negative errno if nothing may be reaped.
  */
