@@ -59,6 +59,7 @@
 #include <linux/mmu_context.h>
 #include <linux/oom.h>
 #include <linux/reap_on_kill.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -175,7 +176,7 @@ void __reap_on_kill_queue(struct task_struct *p)
 	get_task_struct(p);
 	rok->task = p;
 	rok->memcg_id = memcg_id;
-	rok->queued_ns = ktime_get_ns();
+	rok->queued_ns = local_clock();
 	pinned = reap_pin_mm_now(rok, p);
 	INIT_WORK(&rok->work, reap_on_kill_work);
 	queue_work(reap_on_kill_wq, &rok->work);
@@ -495,8 +496,11 @@ static enum reap_result reap_mm_locked(struct task_struct *victim,
 	 */
 	if (mm_flags_test(MMF_OOM_SKIP, mm))
 		return REAP_DONE_ELSEWHERE;
-	if (keep && reap_keep_robust_lists(keep, victim, mm))
+	if (keep && reap_keep_robust_lists(keep, victim, mm)) {
+		/* No reap, so no VMA kept out of one: kept_vmas reports 0. */
+		keep->nr = 0;
 		return REAP_ROBUST_UNKNOWN;
+	}
 
 	/*
 	 * What a remote reader (/proc/pid/mem, process_vm_readv(), ptrace)
@@ -642,6 +646,21 @@ static void reap_count_event(struct task_struct *victim)
 	rcu_read_unlock();
 }
 
+/*
+ * The kill path and the worker read local_clock(): the kill path runs under
+ * siglock with interrupts off, maybe in hard-IRQ context, where
+ * local_clock() costs a per-CPU sched_clock() read while ktime_get_ns()
+ * reads the clocksource (HPET: microseconds) in the timekeeping seqcount
+ * loop; and it is the trace buffer's default clock.  Read on two CPUs (an
+ * unbound worker may also move between its start and its end), it can go
+ * backwards by the little the CPUs' clocks differ: report 0 then, not a
+ * huge u64.
+ */
+static u64 reap_ns_between(u64 from, u64 to)
+{
+	return to > from ? to - from : 0;
+}
+
 static void reap_on_kill_work(struct work_struct *work)
 {
 	struct reap_on_kill *rok = container_of(work, struct reap_on_kill, work);
@@ -652,12 +671,12 @@ static void reap_on_kill_work(struct work_struct *work)
 	struct mm_struct *mm;
 	u64 start;
 
-	start = ktime_get_ns();
+	start = local_clock();
 	mm = reap_take_mm(rok);
 	if (mm)
 		rss = get_mm_rss_sum(mm);
 	trace_reap_on_kill_start(victim, rok->memcg_id, rss,
-				 start - rok->queued_ns);
+				 reap_ns_between(rok->queued_ns, start));
 
 	if (mm)
 		result = reap_mm(victim, mm, &keep, &freed);
@@ -668,7 +687,7 @@ static void reap_on_kill_work(struct work_struct *work)
 		reap_count_event(victim);
 
 	trace_reap_on_kill_finish(victim, rok->memcg_id, freed, keep.nr,
-				  ktime_get_ns() - start, result);
+				  reap_ns_between(start, local_clock()), result);
 	/* rok lives in victim->signal: drop the mm before the victim. */
 	if (mm)
 		mmdrop(mm);
