@@ -37,8 +37,10 @@
  *	futex lists of its own in the memory.  Otherwise it unmaps private
  *	memory VMA by VMA under mmap_lock taken for read
  *	with a bounded number of trylocks, so a stuck writer cannot wedge the
- *	worker.  Remote readers see MMF_UNSTABLE and fault instead of reading
- *	zeroes.  Robust futex lists are honoured, see reap_keep_robust_lists().
+ *	worker.  Remote readers get errors, not zeroes, for reaped anonymous
+ *	memory, and may read a reaped private file mapping's file contents,
+ *	see reap_mm_locked().  Robust futex lists are honoured, see
+ *	reap_keep_robust_lists().
  *
  * What it never does: it does not make the victim an OOM victim (no
  * TIF_MEMDIE, no signal->oom_mm, no access to memory reserves), adds no
@@ -57,6 +59,7 @@
 #include <linux/mmu_context.h>
 #include <linux/oom.h>
 #include <linux/reap_on_kill.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -173,7 +176,7 @@ void __reap_on_kill_queue(struct task_struct *p)
 	get_task_struct(p);
 	rok->task = p;
 	rok->memcg_id = memcg_id;
-	rok->queued_ns = ktime_get_ns();
+	rok->queued_ns = local_clock();
 	pinned = reap_pin_mm_now(rok, p);
 	INIT_WORK(&rok->work, reap_on_kill_work);
 	queue_work(reap_on_kill_wq, &rok->work);
@@ -211,15 +214,50 @@ static void reap_fence_ipi(void *unused)
  * which acts on the SIGKILL first.  A thread on a CPU is interrupted by our
  * IPI, and leaving the interrupt does the same.
  *
- * One write to user memory may still come after the fence: a thread that
- * was interrupted inside the vDSO's robust unlock sequence gets its
+ * Uprobes let no thread through either.  A thread that is to single-step a
+ * probed instruction out of line when it finds the SIGKILL has get_signal()
+ * turned down by uprobe_deny_signal(), which clears TIF_SIGPENDING.  But as
+ * complete_signal() put SIGKILL in every thread's own pending set, it also
+ * marks the step trapped and sets TIF_UPROBE, so exit_to_user_mode_loop()
+ * goes round again: handle_singlestep() aborts the step without executing
+ * the instruction (arch_uprobe_abort_xol()) and sets TIF_SIGPENDING again,
+ * and the next get_signal() acts on the SIGKILL.  A thread that hit a
+ * probe's breakpoint gets there too, after handle_swbp() ran the handlers
+ * in the kernel, which write no robust list state.
+ *
+ * What the fence does not stop is kernel code that changes robust list
+ * state for a thread without looking at signals, when the thread was
+ * already on its way through it as the kill came.
+ *
+ * Writes to user memory that end a robust unlock may come after the fence:
+ * a thread interrupted inside the vDSO's robust unlock sequence gets its
  * list_op_pending cleared on the way out of the interrupt
- * (futex_fixup_robust_unlock()), and our IPI returns before that.  The
- * write only ever clears the pending pointer, in the list head.  If we read
+ * (futex_fixup_robust_unlock()), after our IPI returned, and one already
+ * inside futex() with FUTEX_ROBUST_UNLOCK stores 0 to the futex word, then
+ * clears list_op_pending (futex_robust_unlock(), futex_unlock_pi()).  The
+ * pending pointer, in the list head, only ever goes to NULL.  If we read
  * the old value, we keep more than the exit path needs; if we read NULL,
  * the exit path finds NULL as well.  The head itself is kept whenever the
  * exit path has anything to do; otherwise a late write into a reaped head
- * faults (MMF_UNSTABLE), and the fixup, like the walk, gives up harmlessly.
+ * faults (MMF_UNSTABLE), and the kernel, like the walk, gives up
+ * harmlessly.  A futex word that a waiter in another process sleeps on is
+ * in memory shared with it, which is never reaped; a store that misses a
+ * reaped private word concerns only the dying process.
+ *
+ * set_robust_list() (and its compat twin) is a single store to the
+ * thread's list pointer.  A thread that entered it before the kill may
+ * store after our walk: on its CPU, our IPI returns before it does;
+ * preempted in between, task_curr() does not even see it.  The exit path
+ * then walks a list we did not: if its head or entries lie in memory we reaped, the exit path
+ * faults on them and gives up, and the robust mutexes it names get no
+ * FUTEX_OWNER_DIED for their waiters.  We accept that window: it needs a
+ * thread killed in the middle of registering a list that already names
+ * mutexes it holds.  glibc registers its list when a thread starts and in
+ * the child after fork(), emptied first, and an empty list needs nothing of
+ * the memory (see reap_keep_robust_list()).  Closing it would take
+ * set_robust_list() testing for a group exit under siglock, as
+ * complete_signal() sets it, on every thread creation, for a use that no
+ * known library makes.
  */
 static void reap_fence_user_mode(struct task_struct *victim)
 {
@@ -342,10 +380,12 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
  * it touches; the rest is reaped at once.
  *
  * The lists are read without faulting, under kthread_use_mm(), after
- * reap_fence_user_mode() stopped user space from changing them.  A list we
- * cannot read completely, a compat list, one spread over more than
- * REAP_KEEP_MAX VMAs, or more than REAP_ROBUST_BUDGET reads in all keep
- * the whole address space.
+ * reap_fence_user_mode() stopped user space from changing them; what the
+ * kernel may still change on the victim's behalf, and the one window we
+ * accept (a thread inside set_robust_list()), are described there.  A
+ * list we cannot read completely, a compat list, one spread over more
+ * than REAP_KEEP_MAX VMAs, or more than REAP_ROBUST_BUDGET reads in all
+ * keep the whole address space.
  *
  * Return: 0, or a negative errno if nothing may be reaped.
  */
@@ -431,13 +471,22 @@ static bool reap_mmap_read_trylock(struct mm_struct *mm)
 /*
  * Unmap what can go; called with mmap_lock held for reading.  @keep is NULL
  * once exit_mmap() owns the mm: the robust lists were walked in exit_mm().
+ *
+ * *@freed is how far the RSS fell while we unmapped, read under the lock
+ * and before our mm_users reference goes: the teardown that mmput_async()
+ * may start is not ours.  It still includes what exit_mmap() unmapped
+ * meanwhile when we reap beside it (no lock keeps it out of our way), and
+ * what a victim thread caught inside munmap() after its downgrade of
+ * mmap_lock unmapped.  It stays 0 when we unmapped nothing.
  */
 static enum reap_result reap_mm_locked(struct task_struct *victim,
 				       struct mm_struct *mm,
-				       struct reap_keep *keep)
+				       struct reap_keep *keep,
+				       unsigned long *freed)
 {
 	struct vm_area_struct *vma;
 	bool complete = true;
+	unsigned long rss;
 
 	MA_STATE(mas, &mm->mm_mt, ULONG_MAX, ULONG_MAX);
 
@@ -447,11 +496,26 @@ static enum reap_result reap_mm_locked(struct task_struct *victim,
 	 */
 	if (mm_flags_test(MMF_OOM_SKIP, mm))
 		return REAP_DONE_ELSEWHERE;
-	if (keep && reap_keep_robust_lists(keep, victim, mm))
+	if (keep && reap_keep_robust_lists(keep, victim, mm)) {
+		/* No reap, so no VMA kept out of one: kept_vmas reports 0. */
+		keep->nr = 0;
 		return REAP_ROBUST_UNKNOWN;
+	}
 
-	/* Readers fault instead of seeing zero pages, see __oom_reap_task_mm() */
+	/*
+	 * What a remote reader (/proc/pid/mem, process_vm_readv(), ptrace)
+	 * that faults on a reaped page then gets, as after the OOM reaper:
+	 * in anonymous memory, do_anonymous_page() sees MMF_UNSTABLE and
+	 * fails the fault, so the reader gets an error, not a zero page.  In
+	 * a private file mapping, finish_fault() fails it too, but only when
+	 * the page had to be read in: fault-around (filemap_map_pages())
+	 * maps what it finds in the page cache without that check.  There
+	 * the reader sees the file's contents, not what the victim had
+	 * written to its private copy.  The victim never runs user code
+	 * again to see either.
+	 */
 	mm_flags_set(MMF_UNSTABLE, mm);
+	rss = get_mm_rss_sum(mm);
 	/*
 	 * From the top down, as the OOM reaper does: a victim running its own
 	 * exit_mmap() meanwhile unmaps from the bottom up, and the two meet
@@ -463,6 +527,7 @@ static enum reap_result reap_mm_locked(struct task_struct *victim,
 		if (reap_vma(vma))
 			complete = false;
 	}
+	*freed = rss - min(rss, get_mm_rss_sum(mm));
 	if (!complete || (keep && keep->nr))
 		return REAP_PARTIAL;
 
@@ -501,7 +566,8 @@ static bool reap_mm_shared(struct task_struct *victim, struct mm_struct *mm)
  */
 static enum reap_result reap_live_mm(struct task_struct *victim,
 				     struct mm_struct *mm,
-				     struct reap_keep *keep)
+				     struct reap_keep *keep,
+				     unsigned long *freed)
 {
 	enum reap_result result;
 
@@ -517,7 +583,7 @@ static enum reap_result reap_live_mm(struct task_struct *victim,
 		result = REAP_CONTENDED;
 		goto out;
 	}
-	result = reap_mm_locked(victim, mm, keep);
+	result = reap_mm_locked(victim, mm, keep, freed);
 	mmap_read_unlock(mm);
 out:
 	mmput_async(mm);
@@ -531,13 +597,14 @@ out:
  * takes the lock for writing to free the page tables.
  */
 static enum reap_result reap_exiting_mm(struct task_struct *victim,
-					struct mm_struct *mm)
+					struct mm_struct *mm,
+					unsigned long *freed)
 {
 	enum reap_result result;
 
 	if (!reap_mmap_read_trylock(mm))
 		return REAP_CONTENDED;
-	result = reap_mm_locked(victim, mm, NULL);
+	result = reap_mm_locked(victim, mm, NULL, freed);
 	mmap_read_unlock(mm);
 	return result;
 }
@@ -547,13 +614,27 @@ static enum reap_result reap_exiting_mm(struct task_struct *victim,
  * a dumping process, and once the group is dying no dump can start.
  */
 static enum reap_result reap_mm(struct task_struct *victim,
-				struct mm_struct *mm, struct reap_keep *keep)
+				struct mm_struct *mm, struct reap_keep *keep,
+				unsigned long *freed)
 {
 	if (mmget_not_zero(mm))
-		return reap_live_mm(victim, mm, keep);
-	return reap_exiting_mm(victim, mm);
+		return reap_live_mm(victim, mm, keep, freed);
+	return reap_exiting_mm(victim, mm, freed);
 }
 
+/*
+ * memory.events:kill_reap counts the reaps that unmapped memory, which is
+ * what an admin watching it wants to know, not every reap that ran: one
+ * that found only hugetlb, PFN or shared mappings, or an address space
+ * exit_mmap() had already emptied, freed nothing and is not counted.
+ *
+ * It is counted in the memory cgroup the victim is in when the reap is
+ * done and, as every memory.events entry, in its ancestors.  A victim
+ * moved between the kill and the reap is counted in its new cgroup,
+ * although its pages stay charged to the old one.  The cgroup of the kill
+ * is known by ID only (pinning it from the kill path would keep a removed
+ * cgroup until the worker ran); the tracepoints report that ID.
+ */
 static void reap_count_event(struct task_struct *victim)
 {
 	struct mem_cgroup *memcg;
@@ -563,6 +644,21 @@ static void reap_count_event(struct task_struct *victim)
 	if (memcg)
 		memcg_memory_event(memcg, MEMCG_KILL_REAP);
 	rcu_read_unlock();
+}
+
+/*
+ * The kill path and the worker read local_clock(): the kill path runs under
+ * siglock with interrupts off, maybe in hard-IRQ context, where
+ * local_clock() costs a per-CPU sched_clock() read while ktime_get_ns()
+ * reads the clocksource (HPET: microseconds) in the timekeeping seqcount
+ * loop; and it is the trace buffer's default clock.  Read on two CPUs (an
+ * unbound worker may also move between its start and its end), it can go
+ * backwards by the little the CPUs' clocks differ: report 0 then, not a
+ * huge u64.
+ */
+static u64 reap_ns_between(u64 from, u64 to)
+{
+	return to > from ? to - from : 0;
 }
 
 static void reap_on_kill_work(struct work_struct *work)
@@ -575,24 +671,23 @@ static void reap_on_kill_work(struct work_struct *work)
 	struct mm_struct *mm;
 	u64 start;
 
-	start = ktime_get_ns();
+	start = local_clock();
 	mm = reap_take_mm(rok);
 	if (mm)
 		rss = get_mm_rss_sum(mm);
 	trace_reap_on_kill_start(victim, rok->memcg_id, rss,
-				 start - rok->queued_ns);
+				 reap_ns_between(rok->queued_ns, start));
 
-	if (mm) {
-		result = reap_mm(victim, mm, &keep);
-		freed = rss - min(rss, get_mm_rss_sum(mm));
-	} else {
+	if (mm)
+		result = reap_mm(victim, mm, &keep, &freed);
+	else
 		result = REAP_EXITED;
-	}
-	if (result == REAP_DONE || result == REAP_PARTIAL)
+	/* Only a reap that unmapped (REAP_DONE, REAP_PARTIAL) sets freed. */
+	if (freed)
 		reap_count_event(victim);
 
 	trace_reap_on_kill_finish(victim, rok->memcg_id, freed, keep.nr,
-				  ktime_get_ns() - start, result);
+				  reap_ns_between(start, local_clock()), result);
 	/* rok lives in victim->signal: drop the mm before the victim. */
 	if (mm)
 		mmdrop(mm);

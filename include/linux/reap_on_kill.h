@@ -17,6 +17,32 @@ struct seq_file;
 
 #ifdef CONFIG_MEMCG_REAP_ON_KILL
 
+/**
+ * enum reap_result - how a reap ended
+ * @REAP_DONE: all private memory unmapped ("reaped" in the trace)
+ * @REAP_PARTIAL: unmapped, but VMAs kept for robust futexes, or an MMU
+ *	notifier would have blocked ("partial")
+ * @REAP_EXITED: the victim freed its memory before the worker came
+ *	("exited")
+ * @REAP_SHARED: another process uses the address space ("shared")
+ * @REAP_DONE_ELSEWHERE: the OOM reaper or exit_mmap() got there first
+ *	("done_elsewhere")
+ * @REAP_CONTENDED: mmap_lock stayed write-locked ("mmap_lock_contended")
+ * @REAP_ROBUST_UNKNOWN: robust futex lists that could not be followed
+ *	kept the whole address space ("robust_list_unreadable")
+ *
+ * Reported by the reap_on_kill_finish tracepoint.
+ */
+enum reap_result {
+	REAP_DONE,
+	REAP_PARTIAL,
+	REAP_EXITED,
+	REAP_SHARED,
+	REAP_DONE_ELSEWHERE,
+	REAP_CONTENDED,
+	REAP_ROBUST_UNKNOWN,
+};
+
 DECLARE_STATIC_KEY_FALSE(reap_on_kill_key);
 
 void __reap_on_kill_queue(struct task_struct *p);
@@ -30,6 +56,12 @@ void __reap_on_kill_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm);
  * whole thread group (SIGNAL_GROUP_EXIT), with @p's siglock held and
  * interrupts off, possibly in hard-IRQ context.  Costs a patched-out
  * branch while no memory cgroup has memory.reap_on_kill set.
+ *
+ * Never called for a fatal signal that complete_signal() leaves queued
+ * for a thread to dequeue later (get_signal() then exits the group), for
+ * one that prepare_signal() drops as the group is already exiting, nor for
+ * a core-dumping one: such a process frees its memory on its own way out,
+ * and a dump needs the memory anyway.
  */
 static inline void reap_on_kill_queue(struct task_struct *p)
 {

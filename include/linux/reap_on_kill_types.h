@@ -20,7 +20,8 @@ struct task_struct;
  * @task: the thread the fatal signal was sent to, referenced until the
  *	reap is done
  * @memcg_id: cgroup ID of the victim's memory cgroup at kill time
- * @queued_ns: ktime_get_ns() when the reap was queued
+ * @queued_ns: local_clock(), on the CPU of the kill, when the reap was
+ *	queued
  * @flags: REAP_ON_KILL_* bits
  *
  * Lives in signal_struct, so queueing a reap from the signal path never

@@ -5,22 +5,10 @@
 #if !defined(_TRACE_REAP_ON_KILL_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _TRACE_REAP_ON_KILL_H
 
+#include <linux/reap_on_kill.h>
 #include <linux/tracepoint.h>
 
-#ifndef _REAP_ON_KILL_RESULT
-#define _REAP_ON_KILL_RESULT
-/* How a reap ended, as reported by the reap_on_kill_finish tracepoint */
-enum reap_result {
-	REAP_DONE,		/* all private memory unmapped */
-	REAP_PARTIAL,		/* some kept for robust futexes, or busy notifiers */
-	REAP_EXITED,		/* the victim freed its memory before we came */
-	REAP_SHARED,		/* a live process shares the address space */
-	REAP_DONE_ELSEWHERE,	/* the OOM reaper or exit_mmap() got there first */
-	REAP_CONTENDED,		/* mmap_lock stayed write-locked */
-	REAP_ROBUST_UNKNOWN,	/* robust futex lists could not be read */
-};
-#endif
-
+/* enum reap_result's values, for user space to decode result by name */
 TRACE_DEFINE_ENUM(REAP_DONE);
 TRACE_DEFINE_ENUM(REAP_PARTIAL);
 TRACE_DEFINE_ENUM(REAP_EXITED);
@@ -30,8 +18,12 @@ TRACE_DEFINE_ENUM(REAP_CONTENDED);
 TRACE_DEFINE_ENUM(REAP_ROBUST_UNKNOWN);
 
 /*
- * memcg_id is the cgroup ID of the victim's memory cgroup, which is the
- * inode number of its cgroupfs directory.
+ * memcg_id is the cgroup ID of the victim's memory cgroup at the kill,
+ * which is the inode number of its cgroupfs directory.  delay_ns (queued
+ * to started) and duration_ns (started to finished) are local_clock()
+ * differences, 0 if the clocks of two CPUs made one negative.  freed is how
+ * far the RSS fell while the worker unmapped, and kept_vmas how many VMAs
+ * it left for robust futexes: both 0 unless result is reaped or partial.
  */
 TRACE_EVENT(reap_on_kill_queue,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id, bool mm_pinned),

@@ -3112,11 +3112,13 @@ static int test_oom_group(const char *root)
 	 * before the worker, whose reap then frees nothing and is not
 	 * counted.  Which one does is timing; that all three are queued and
 	 * finish, and that kill_reap counts exactly those that freed, is not.
+	 * Counted are the reaps with result=reaped or partial and freed > 0.
 	 */
 	for (i = 0; i < finished && i < (int)ARRAY_SIZE(fin); i++) {
 		ksft_print_msg("reap: %s\n", fin[i].fields);
-		if (trace_is(&fin[i], "result", "reaped") ||
-		    trace_is(&fin[i], "result", "partial"))
+		if ((trace_is(&fin[i], "result", "reaped") ||
+		     trace_is(&fin[i], "result", "partial")) &&
+		    trace_field(&fin[i], "freed") > 0)
 			freed++;
 	}
 	ksft_print_msg("oom_kill %ld/%ld group; reaps %d queued %d done %d freed; kill_reap %ld\n",

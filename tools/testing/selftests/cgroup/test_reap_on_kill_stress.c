@@ -302,9 +302,11 @@ static const struct event *find_event(const struct trace_log *log, int type,
 	return NULL;
 }
 
+/* What memory.events:kill_reap counts: a reap that unmapped something. */
 static bool freed_memory(const struct event *e)
 {
-	return !strcmp(e->result, "reaped") || !strcmp(e->result, "partial");
+	return (!strcmp(e->result, "reaped") || !strcmp(e->result, "partial")) &&
+	       e->freed_kb > 0;
 }
 
 /*
