@@ -744,7 +744,7 @@ static void add_note(struct figure *f, enum method m, const char *label,
 		snprintf(notes + used, sizeof(notes) - used, "\n");
 }
 
-#define CELL	" %-6s%-12s%-4s"	/* median, min-max, note: 23 wide */
+#define CELL	" %-7s%-12s%-4s"	/* median, min-max, note: 24 wide */
 
 /* Appends to @line a cell: median, min-max, [n] for a note; err if all failed. */
 static void format_cell(char *line, size_t len, const struct figure *f)
@@ -842,7 +842,7 @@ static void print_header(const struct opts *o)
 	for (m = 0; m < NR_METHODS; m++) {
 		used = strlen(line);
 		if (o->methods[m])
-			snprintf(line + used, sizeof(line) - used, " %-22s",
+			snprintf(line + used, sizeof(line) - used, " %-23s",
 				 method_name[m]);
 	}
 	print_line(line);
