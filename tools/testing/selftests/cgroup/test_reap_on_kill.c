@@ -2960,8 +2960,16 @@ static int migrate_round(const char *root, bool remove)
 	 * with the new cgroup's quota for this second used up by another.
 	 * Until then it sits on the spinning CPU.
 	 */
-	if (crawl_until_throttled(moved) < 0 ||
-	    hold_worker(&hold, pid, false) || kill(pid, SIGKILL))
+	if (crawl_until_throttled(moved) < 0)
+		goto out;
+	/*
+	 * On mainline, cpu.max no longer holds a killed task back (it is
+	 * parked only on its way to user space), and the worker's hold
+	 * leaves CFS a share of the held CPU: starve the victim beside a busy
+	 * loop too, from before the kill, so that the reap is what frees.
+	 */
+	hog = starve_beside_hog(cg.parent, moved, pid);
+	if (hog < 0 || hold_worker(&hold, pid, false) || kill(pid, SIGKILL))
 		goto out;
 	if (cg_enter(moved, pid) || !in_cgroup(root, moved, pid)) {
 		ksft_print_msg("a killed victim that has not run could not be moved: %s\n",
@@ -2974,14 +2982,6 @@ static int migrate_round(const char *root, bool remove)
 		goto out;
 	}
 	if (!reap_not_started(pid))
-		goto out;
-	/*
-	 * On mainline, cpu.max no longer holds a killed task back (it is
-	 * parked only on its way to user space): keep it off its exit path
-	 * once the worker is released, so that the reap is what frees.
-	 */
-	hog = starve_beside_hog(cg.parent, moved, pid);
-	if (hog < 0)
 		goto out;
 	release_worker(&hold);
 
