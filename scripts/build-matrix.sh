@@ -9,7 +9,9 @@
 #   build-matrix.sh [NAME...]      default: every configuration below
 #
 # Prints "PASS build:NAME" or "FAIL build:NAME: why" per configuration and
-# exits non-zero if any failed.  Logs: build/logs/matrix-NAME.log.
+# exits non-zero if any failed.  Objects in build/obj/matrix-KBASE-NAME (a
+# base of its own: objtool's generated tables differ between kernels),
+# logs in build/logs/matrix-KBASE-NAME.log.
 . "$(dirname "$0")/lib.sh"
 
 # NAME:the Kconfig lines that make the configuration, separated by ";"
@@ -39,8 +41,8 @@ rc=0
 for name in $want; do
 	line=$(awk -F: -v n="$name" '$1 == n { print $2 }' <<<"$MATRIX")
 	[ -n "$line" ] || die "unknown configuration $name"
-	obj=$BUILD/obj/matrix-$name
-	log=$BUILD/logs/matrix-$name.log
+	obj=$BUILD/obj/matrix-$KBASE-$name
+	log=$BUILD/logs/matrix-$KBASE-$name.log
 	frag=$(mktemp)
 	tr ';' '\n' <<<"$line" > "$frag"
 	step "build matrix: $name ($line)"
