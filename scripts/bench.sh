@@ -139,7 +139,7 @@ demo)
 	timeout=1200
 	start=$(date +%s)
 	guest_bench mainline "$(kernel_of mainline)" demo.txt \
-		-s 256 -c none,cpumax1,weight1,iomax -n 16 -r 3 --csv /job/out/demo.csv
+		-s 256 -c none,cpumax1,weight1,iomax -n 16 -r 3 -t 30 --csv /job/out/demo.csv
 	step "the figures above, with where they come from ($(($(date +%s) - start)) s in the guest)"
 	provenance "$BUILD/obj/linux-mainline"
 	cat "$out/demo.txt"
