@@ -79,6 +79,7 @@ enum condition {
 	C_NONE, C_CPUMAX5, C_CPUMAX1, C_CPUMAX1_1S, C_BUSYCPU, C_NICE,
 	C_WEIGHT1, C_WEIGHT1_HEAVY, C_NICE19_PINNED, C_IDLE, C_IOMAX, NR_CONDS
 };
+
 /* No commas: these are the CSV's first column. */
 static const char * const cond_name[NR_CONDS] = {
 	"unthrottled", "cpu.max 5%", "cpu.max 1%", "cpu.max 1% (1 s period)",

@@ -770,11 +770,15 @@ static int test_throttled_victim(const char *root)
 	plain_max = kill_to_free(root, false, CPU_MAX);
 	reap_slow = kill_to_free(root, true, CPU_WEIGHT);
 	plain_slow = kill_to_free(root, false, CPU_WEIGHT);
-	ksft_print_msg("kill-to-free 256 MiB, plain / reap_on_kill: running freely %s / %s; cpu.max 1%% %s / %s; cpu.weight 1 beside a busy loop %s / %s\n",
+	/* One line, as make check greps it: "plain / reap_on_kill" pairs. */
+	ksft_print_msg("%s %s / %s; %s %s / %s; %s %s / %s\n",
+		       "kill-to-free 256 MiB, plain / reap_on_kill: running freely",
 		       ktf_str(plain, b[0], sizeof(b[0])),
 		       ktf_str(reap, b[1], sizeof(b[1])),
+		       "cpu.max 1%",
 		       ktf_str(plain_max, b[2], sizeof(b[2])),
 		       ktf_str(reap_max, b[3], sizeof(b[3])),
+		       "cpu.weight 1 beside a busy loop",
 		       ktf_str(plain_slow, b[4], sizeof(b[4])),
 		       ktf_str(reap_slow, b[5], sizeof(b[5])));
 	if (plain < 0 || reap < 0 || reap_max < 0 || reap_slow < 0 ||
