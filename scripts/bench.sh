@@ -59,8 +59,7 @@ explain() {	# explain CSV KERNEL
 	$3 != size { next }
 	$5 == "plain" && $6 != "err" && $1 == "unthrottled" { base = $6 }
 	$5 == "plain" && $6 != "err" && $6 + 0 > slow + 0 {
-		slow = $6; cond = $1; ok = $10 - $11
-		more = $13 != "" && ok > 0 && int(ok / 2) >= ok - $13 ? "over " : ""
+		slow = $6; cond = $1; more = $14 == 1 ? "over " : ""
 	}
 	{ v[$1, $5] = $6 }
 	END {
@@ -83,9 +82,8 @@ side_by_side() {
 	{
 		row = sprintf("%-26s %5s %3s", $1 ($2 ? " (file)" : ""), $3, $4)
 		if (!(row in seen)) { seen[row] = 1; rows[++n] = row }
-		ok = $10 - $11
-		lower = $13 != "" && ok > 0 && int(ok / 2) >= ok - $13	# a timeout
-		v[row, f, $5] = $6 == "err" ? "err" : sprintf("%s%.0f", lower ? ">" : "", $6)
+		# $14: the median is a run that reached --timeout, a lower bound
+		v[row, f, $5] = $6 == "err" ? "err" : sprintf("%s%.0f", $14 == 1 ? ">" : "", $6)
 	}
 	END {
 		printf "%-26s %5s %3s", "victim condition", "MiB", "N"

@@ -790,8 +790,8 @@ static void print_csv(const char *cond, bool file, long size_mib, int n,
 			f->min / 1e6, f->max / 1e6, f->mib_s);
 	else
 		fprintf(csv, "err,,,");
-	fprintf(csv, ",%d,%d,%s,%d\n", f->runs, f->runs - f->ok, what,
-		f->timeouts);
+	fprintf(csv, ",%d,%d,%s,%d,%d\n", f->runs, f->runs - f->ok, what,
+		f->timeouts, median_timed_out(f));
 }
 
 static void print_row(const char *cond, long size_mib, int n, bool file,
@@ -1458,7 +1458,7 @@ int main(int argc, char **argv)
 
 	if (csv)
 		fprintf(csv, "%s\n",
-			"condition,file,size_mib,victims,method,median_ms,min_ms,max_ms,mib_per_s,runs,errors,error,timeouts");
+			"condition,file,size_mib,victims,method,median_ms,min_ms,max_ms,mib_per_s,runs,errors,error,timeouts,median_timed_out");
 	print_header(&o);
 	for (s = 0; s < o.nr_sizes; s++)
 		for (c = 0; c < NR_CONDS; c++)

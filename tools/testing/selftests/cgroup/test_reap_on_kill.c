@@ -639,6 +639,13 @@ out:
 	return ret;
 }
 
+/* Stay runnable in user space, so that cpu.max throttles us. */
+static void spin(void)
+{
+	for (;;)
+		__asm__ __volatile__("" ::: "memory");
+}
+
 /*
  * A busy loop pinned to the last CPU, in the cgroup "hog" beside @leaf
  * under @parent; @leaf gets cpu.weight 1 against the hog's default 100,
@@ -665,8 +672,7 @@ static pid_t starve_beside_hog(const char *parent, const char *leaf,
 		if (cg_enter_current(hog_cg) ||
 		    sched_setaffinity(0, sizeof(cpu), &cpu))
 			_exit(1);
-		for (;;)
-			__asm__ __volatile__("" ::: "memory");
+		spin();
 	}
 out:
 	free(hog_cg);
@@ -1861,13 +1867,6 @@ static pid_t spawn_child(const char *cgroup, void (*fn)(int fd, void *arg),
 static void child_ready(int fd, uintptr_t word)
 {
 	spawn_ready(fd, &word, sizeof(word));
-}
-
-/* Stay runnable in user space, so that cpu.max throttles us. */
-static void spin(void)
-{
-	for (;;)
-		__asm__ __volatile__("" ::: "memory");
 }
 
 static char *map_anon(size_t size)
