@@ -35,15 +35,18 @@
  *	Leaves the mm alone if any other process uses it (a CLONE_VM partner,
  *	a vfork parent or child): that process may live on, or have robust
  *	futex lists of its own in the memory.  Otherwise it unmaps private
- *	memory VMA by VMA under mmap_lock taken for read
- *	with a bounded number of trylocks, so a stuck writer cannot wedge the
- *	worker.  Remote readers get errors, not zeroes, for reaped anonymous
+ *	memory VMA by VMA under mmap_lock taken for read.  The lock is only
+ *	ever trylocked: while a writer holds it (often the victim itself,
+ *	throttled inside mmap() or munmap()), the work is queued again after
+ *	a short delay instead of waiting, see reap_retry_delay().  Remote
+ *	readers get errors, not zeroes, for reaped anonymous
  *	memory, and may read a reaped private file mapping's file contents,
  *	see reap_mm_locked().  Robust futex lists are honoured, see
  *	reap_keep_robust_lists().
  *
  * What it never does: it does not make the victim an OOM victim (no
- * TIF_MEMDIE, no signal->oom_mm, no access to memory reserves), adds no
+ * TIF_MEMDIE, no signal->oom_mm, no access to memory reserves), does not
+ * change how the OOM killer sees it (see reap_mm_locked()), adds no
  * signal semantics and no syscall, and costs kill() a patched-out branch
  * while no cgroup uses it; while one does, tasks outside covered cgroups
  * pay a look-up of their memory cgroup per fatal signal.
@@ -51,9 +54,9 @@
 
 #include <linux/cgroup.h>
 #include <linux/compat.h>
-#include <linux/delay.h>
 #include <linux/futex.h>
 #include <linux/kthread.h>
+#include <linux/log2.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmu_context.h>
@@ -79,15 +82,14 @@ static struct workqueue_struct *reap_on_kill_wq;
 /* Serializes writers of memcg->reap_on_kill and its propagation. */
 static DEFINE_MUTEX(reap_on_kill_mutex);
 
-/*
- * mmap_lock is only ever trylocked.  A writer that holds it while throttled
- * is waited for with a growing sleep: 1 + 2 + ... + 256 ms, half a second,
- * before the victim is left to free its own memory.
- */
-#define REAP_LOCK_ATTEMPTS	10
+/* The longest delay before the worker tries mmap_lock again, in ms. */
+#define REAP_RETRY_MAX_MS	64
 
 /* Distinct VMAs the robust futex lists may keep alive, see below. */
 #define REAP_KEEP_MAX		16
+
+/* Pages of the robust futex lists faulted in per walk, see below. */
+#define REAP_FAULT_MAX		32
 
 /*
  * Robust list entries and threads the worker looks at, in all, before it
@@ -95,22 +97,37 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
  */
 #define REAP_ROBUST_BUDGET	65536
 
-/* rok->mm once the worker took it: later pins fail and drop their own. */
+/* rok->mm once the reap is over: later pins fail and drop their own. */
 #define REAP_MM_TAKEN		((struct mm_struct *)-1L)
 
 /* The VMAs the victim's exit path will still read. */
 struct reap_keep {
 	unsigned int nr;
 	unsigned int budget;	/* reads left, see REAP_ROBUST_BUDGET */
+	unsigned int nr_faults;
 	struct vm_area_struct *vma[REAP_KEEP_MAX];
+	/* Addresses the walk found readable but not resident. */
+	unsigned long fault[REAP_FAULT_MAX];
 };
+
+/*
+ * Does the reap unmap @vma?  Not shared mappings (their pages live on in
+ * the page cache or in other processes), nor hugetlb and PFN mappings,
+ * which exit_mmap() tears down itself, as __oom_reap_task_mm() decides.
+ */
+static bool reap_vma_reaped(struct vm_area_struct *vma)
+{
+	if (vma->vm_flags & (VM_HUGETLB | VM_PFNMAP))
+		return false;
+	return vma_is_anonymous(vma) || !(vma->vm_flags & VM_SHARED);
+}
 
 /**
  * __reap_on_kill_pin_mm - give a pending reap its address space
  * @rok: the reap
  * @mm: the address space, kept alive by the caller for the duration
  *
- * The first caller wins; once the worker took the pin, @rok->mm stays
+ * The first caller wins; once the reap is over, @rok->mm stays
  * REAP_MM_TAKEN and later callers lose.  A loser's mmdrop() is never the
  * final one: the caller's own reference (task->mm under task_lock, or
  * current->mm) holds mm_count above ours.
@@ -178,16 +195,17 @@ void __reap_on_kill_queue(struct task_struct *p)
 	rok->memcg_id = memcg_id;
 	rok->queued_ns = local_clock();
 	pinned = reap_pin_mm_now(rok, p);
-	INIT_WORK(&rok->work, reap_on_kill_work);
-	queue_work(reap_on_kill_wq, &rok->work);
+	INIT_DELAYED_WORK(&rok->dwork, reap_on_kill_work);
+	queue_delayed_work(reap_on_kill_wq, &rok->dwork, 0);
 	trace_reap_on_kill_queue(p, memcg_id, pinned);
 }
 
 /*
- * Pin the mm through any thread that still has it, then take whatever pin
- * there is, ours or one exit_mm() made meanwhile, and close the slot.
+ * The pinned mm, pinning it first through any thread that still has it if
+ * neither the kill path nor exit_mm() could.  Once set, the slot keeps its
+ * pin until reap_put_mm(): later pins lose the cmpxchg() and drop theirs.
  */
-static struct mm_struct *reap_take_mm(struct reap_on_kill *rok)
+static struct mm_struct *reap_get_mm(struct reap_on_kill *rok)
 {
 	struct task_struct *p;
 
@@ -198,7 +216,16 @@ static struct mm_struct *reap_take_mm(struct reap_on_kill *rok)
 			task_unlock(p);
 		}
 	}
-	return xchg(&rok->mm, REAP_MM_TAKEN);
+	return READ_ONCE(rok->mm);
+}
+
+/* Drop the pin, if any, and close the slot for good. */
+static void reap_put_mm(struct reap_on_kill *rok)
+{
+	struct mm_struct *mm = xchg(&rok->mm, REAP_MM_TAKEN);
+
+	if (mm)
+		mmdrop(mm);
 }
 
 #ifdef CONFIG_FUTEX
@@ -222,8 +249,12 @@ static void reap_fence_ipi(void *unused)
  * goes round again: handle_singlestep() aborts the step without executing
  * the instruction (arch_uprobe_abort_xol()) and sets TIF_SIGPENDING again,
  * and the next get_signal() acts on the SIGKILL.  A thread that hit a
- * probe's breakpoint gets there too, after handle_swbp() ran the handlers
- * in the kernel, which write no robust list state.
+ * probe's breakpoint gets there too, after handle_swbp() did its work in
+ * the kernel.  That work may write user memory on the thread's behalf: an
+ * emulated push, a uretprobe's hijacked return address, both on the
+ * stack below what the thread uses; and a BPF program may write anywhere
+ * with bpf_probe_write_user(), which is a debugging aid that can corrupt
+ * a robust list without any reap.
  *
  * What the fence does not stop is kernel code that changes robust list
  * state for a thread without looking at signals, when the thread was
@@ -232,24 +263,29 @@ static void reap_fence_ipi(void *unused)
  * Writes to user memory that end a robust unlock may come after the fence:
  * a thread interrupted inside the vDSO's robust unlock sequence gets its
  * list_op_pending cleared on the way out of the interrupt
- * (futex_fixup_robust_unlock()), after our IPI returned, and one already
- * inside futex() with FUTEX_ROBUST_UNLOCK stores 0 to the futex word, then
- * clears list_op_pending (futex_robust_unlock(), futex_unlock_pi()).  The
- * pending pointer, in the list head, only ever goes to NULL.  If we read
- * the old value, we keep more than the exit path needs; if we read NULL,
- * the exit path finds NULL as well.  The head itself is kept whenever the
- * exit path has anything to do; otherwise a late write into a reaped head
- * faults (MMF_UNSTABLE), and the kernel, like the walk, gives up
- * harmlessly.  A futex word that a waiter in another process sleeps on is
- * in memory shared with it, which is never reaped; a store that misses a
- * reaped private word concerns only the dying process.
+ * (futex_fixup_robust_unlock()), after our IPI returned; one already
+ * inside futex() with FUTEX_ROBUST_UNLOCK stores 0 to the futex word and
+ * then clears the pending pointer it was passed (futex_robust_unlock()),
+ * or clears it first and then unlocks (futex_unlock_pi()).  The kernel
+ * does not check that pointer; we rely on what the flag is for, and what
+ * its user (the C library) does: it is the thread's own
+ * &head->list_op_pending, set before the call.  So the pending pointer
+ * only ever goes to NULL.  If we read the old value, we keep more than
+ * the exit path needs; if we read NULL, the exit path finds NULL as well.
+ * The head itself is kept whenever the exit path has anything to do;
+ * otherwise a late write into a reaped head faults (MMF_UNSTABLE), and
+ * the kernel, like the walk, gives up harmlessly.  A futex word that a
+ * waiter in another process sleeps on is in memory shared with it, which
+ * is never reaped; a store that misses a reaped private word concerns
+ * only the dying process.
  *
  * set_robust_list() (and its compat twin) is a single store to the
  * thread's list pointer.  A thread that entered it before the kill may
  * store after our walk: on its CPU, our IPI returns before it does;
  * preempted in between, task_curr() does not even see it.  The exit path
- * then walks a list we did not: if its head or entries lie in memory we reaped, the exit path
- * faults on them and gives up, and the robust mutexes it names get no
+ * then walks a list we did not: if its head or entries lie in memory we
+ * reaped, the exit path faults on them and gives up, and the robust
+ * mutexes it names get no
  * FUTEX_OWNER_DIED for their waiters.  We accept that window: it needs a
  * thread killed in the middle of registering a list that already names
  * mutexes it holds.  glibc registers its list when a thread starts and in
@@ -285,6 +321,8 @@ static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
 		vma = vma_lookup(mm, addr[k]);
 		if (!vma)
 			continue;	/* the exit path faults there anyway */
+		if (!reap_vma_reaped(vma))
+			continue;	/* stays in place anyway */
 		for (i = 0; i < keep->nr && keep->vma[i] != vma; i++)
 			;
 		if (i < keep->nr)
@@ -296,16 +334,52 @@ static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
 	return true;
 }
 
-/* Read the victim's memory as the exit path will, within the budget. */
+/* Note a page to fault in for the next walk; false if there is no room. */
+static bool reap_note_fault(struct reap_keep *keep, unsigned long addr)
+{
+	unsigned int i;
+
+	addr &= PAGE_MASK;
+	for (i = 0; i < keep->nr_faults; i++)
+		if (keep->fault[i] == addr)
+			return true;
+	if (keep->nr_faults == REAP_FAULT_MAX)
+		return false;
+	keep->fault[keep->nr_faults++] = addr;
+	return true;
+}
+
+/**
+ * reap_read_user - read the victim's memory as the exit path will
+ * @keep: the walk's state: its read budget, the pages to fault in
+ * @mm: the victim's address space, in use by this kthread
+ * @dst: where to copy to
+ * @uptr: where the victim's exit path reads
+ * @size: how much, less than a page
+ *
+ * Return: 0 if @dst was filled in; -EFAULT where the exit path's read will
+ * fail too (nothing mapped readable there), so that it stops walking the
+ * list; -EAGAIN if the page is mapped but not resident (swapped out, say),
+ * noted for reap_fault_in(); -E2BIG once the budget is spent.
+ */
 static int reap_read_user(struct reap_keep *keep, struct mm_struct *mm,
 			  void *dst, const void __user *uptr, size_t size)
 {
+	unsigned long addr = untagged_addr_remote(mm, (unsigned long)uptr);
+	unsigned long last = addr + size - 1;
+	struct vm_area_struct *vma;
+
 	if (!keep->budget--)
 		return -E2BIG;
-	uptr = (const void __user *)untagged_addr_remote(mm, (unsigned long)uptr);
-	if (copy_from_user_nofault(dst, uptr, size))
+	if (!copy_from_user_nofault(dst, (const void __user *)addr, size))
+		return 0;
+
+	vma = vma_lookup(mm, addr);
+	if (!vma || !(vma->vm_flags & VM_READ) || last >= vma->vm_end)
 		return -EFAULT;
-	return 0;
+	if (!reap_note_fault(keep, addr) || !reap_note_fault(keep, last))
+		return -ENOBUFS;
+	return -EAGAIN;
 }
 
 static int reap_fetch_entry(struct reap_keep *keep, struct mm_struct *mm,
@@ -322,11 +396,18 @@ static int reap_fetch_entry(struct reap_keep *keep, struct mm_struct *mm,
 	return 0;
 }
 
+/* A read that fails for good ends the walk of a list, as in the exit path. */
+static int reap_list_end(int ret)
+{
+	return ret == -EFAULT ? 0 : ret;
+}
+
 /*
- * Collect what exit_robust_list() will read and write of one thread's list:
- * the head, each entry and its futex word, and the pending entry's futex
- * word.  An empty list needs nothing kept: the exit path reads the head,
- * and if that faults it has no mutex to release anyway.
+ * Collect what exit_robust_list() will read and write of one thread's list,
+ * reading in its order and stopping where it stops: the head, each entry
+ * and its futex word, and the pending entry's futex word.  An empty list
+ * needs nothing kept: the exit path reads the head, and if that faults it
+ * has no mutex to release anyway.
  */
 static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
 				 struct robust_list_head __user *head)
@@ -334,12 +415,17 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
 	struct robust_list __user *entry, *pending;
 	unsigned int limit = ROBUST_LIST_LIMIT;
 	long futex_offset;
+	int ret;
 
-	if (reap_fetch_entry(keep, mm, &entry, &head->list.next) ||
-	    reap_fetch_entry(keep, mm, &pending, &head->list_op_pending) ||
-	    reap_read_user(keep, mm, &futex_offset, &head->futex_offset,
-			   sizeof(futex_offset)))
-		return -EFAULT;
+	ret = reap_fetch_entry(keep, mm, &entry, &head->list.next);
+	if (!ret)
+		ret = reap_read_user(keep, mm, &futex_offset,
+				     &head->futex_offset, sizeof(futex_offset));
+	if (!ret)
+		ret = reap_fetch_entry(keep, mm, &pending,
+				       &head->list_op_pending);
+	if (ret)
+		return reap_list_end(ret);
 
 	if (entry == &head->list && !pending)
 		return 0;
@@ -351,8 +437,10 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
 		    !reap_keep_range(keep, mm, (void __user *)entry + futex_offset,
 				     sizeof(u32)))
 			return -ENOSPC;
-		if (reap_fetch_entry(keep, mm, &entry, &entry->next))
-			return -EFAULT;
+		/* Unable to read on, the exit path still releases this one. */
+		ret = reap_fetch_entry(keep, mm, &entry, &entry->next);
+		if (ret)
+			return reap_list_end(ret);
 		if (!--limit)
 			break;
 	}
@@ -360,6 +448,67 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
 					(void __user *)pending + futex_offset,
 					sizeof(u32)))
 		return -ENOSPC;
+	return 0;
+}
+
+/*
+ * One walk of every thread's list, under RCU and without faulting.
+ * Return: 0, -EAGAIN if pages must be faulted in first, or an error.
+ */
+static int reap_walk_robust_lists(struct reap_keep *keep,
+				  struct task_struct *victim,
+				  struct mm_struct *mm)
+{
+	struct robust_list_head __user *head;
+	struct task_struct *t;
+	bool again = false;
+	int ret = 0;
+
+	keep->nr = 0;
+	keep->nr_faults = 0;
+	rcu_read_lock();
+	for_each_thread(victim, t) {
+#ifdef CONFIG_COMPAT
+		if (READ_ONCE(t->futex.compat_robust_list)) {
+			ret = -EOPNOTSUPP;
+			break;
+		}
+#endif
+		head = READ_ONCE(t->futex.robust_list);
+		if (!head)
+			continue;
+		ret = reap_keep_robust_list(keep, mm, head);
+		if (ret == -EAGAIN) {
+			/* On with the other threads, to fault in at once. */
+			again = true;
+			ret = 0;
+		} else if (ret == -ENOBUFS) {
+			again = true;
+			ret = 0;
+			break;
+		} else if (ret) {
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret ?: (again ? -EAGAIN : 0);
+}
+
+/*
+ * Fault in the pages the last walk found mapped but not resident, as the
+ * exit path's own reads would: say, the list head in the TLS of an idle
+ * thread whose stack was swapped out.  This comes before MMF_UNSTABLE,
+ * which would fail such faults, and with mmap_lock held for reading, as
+ * fixup_user_fault() wants.  It is not a user fault: a memory cgroup at
+ * its limit gets no OOM kill from it, we get an error, and keep all.
+ */
+static int reap_fault_in(struct reap_keep *keep, struct mm_struct *mm)
+{
+	unsigned int i;
+
+	for (i = 0; i < keep->nr_faults; i++)
+		if (fixup_user_fault(mm, keep->fault[i], 0, NULL))
+			return -EFAULT;
 	return 0;
 }
 
@@ -377,15 +526,18 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
  * registers a list head for every thread, but a list is empty unless the
  * thread holds a robust mutex, and then the exit path needs no memory at
  * all.  Otherwise we walk the list as the exit path will and keep every VMA
- * it touches; the rest is reaped at once.
+ * it touches that the reap would unmap; the rest is reaped at once.
  *
- * The lists are read without faulting, under kthread_use_mm(), after
- * reap_fence_user_mode() stopped user space from changing them; what the
- * kernel may still change on the victim's behalf, and the one window we
- * accept (a thread inside set_robust_list()), are described there.  A
- * list we cannot read completely, a compat list, one spread over more
- * than REAP_KEEP_MAX VMAs, or more than REAP_ROBUST_BUDGET reads in all
- * keep the whole address space.
+ * The lists are read under kthread_use_mm(), after reap_fence_user_mode()
+ * stopped user space from changing them; what the kernel may still change
+ * on the victim's behalf, and the one window we accept (a thread inside
+ * set_robust_list()), are described there.  Reads do not fault, as the
+ * walk holds RCU: the pages a walk could not read are faulted in, up to
+ * REAP_FAULT_MAX at a time, and the lists are walked again.  Where the exit
+ * path's own read will fail, its walk of that list ends, and so does ours.
+ * A compat list, a list spread over more than REAP_KEEP_MAX VMAs, a page
+ * that cannot be faulted in, or more than REAP_ROBUST_BUDGET reads in all
+ * (walks included) keep the whole address space.
  *
  * Return: 0, or a negative errno if nothing may be reaped.
  */
@@ -393,31 +545,21 @@ static int reap_keep_robust_lists(struct reap_keep *keep,
 				  struct task_struct *victim,
 				  struct mm_struct *mm)
 {
-	struct robust_list_head __user *head;
-	struct task_struct *t;
-	int ret = 0;
+	int ret;
 
 	reap_fence_user_mode(victim);
 	keep->budget = REAP_ROBUST_BUDGET;
-	kthread_use_mm(mm);
-	rcu_read_lock();
-	for_each_thread(victim, t) {
-#ifdef CONFIG_COMPAT
-		if (READ_ONCE(t->futex.compat_robust_list)) {
-			ret = -EOPNOTSUPP;
-			break;
-		}
-#endif
-		head = READ_ONCE(t->futex.robust_list);
-		if (!head)
-			continue;
-		ret = reap_keep_robust_list(keep, mm, head);
+	for (;;) {
+		kthread_use_mm(mm);
+		ret = reap_walk_robust_lists(keep, victim, mm);
+		kthread_unuse_mm(mm);
+		if (ret != -EAGAIN)
+			return ret;
+		ret = reap_fault_in(keep, mm);
 		if (ret)
-			break;
+			return ret;
+		cond_resched();
 	}
-	rcu_read_unlock();
-	kthread_unuse_mm(mm);
-	return ret;
 }
 #else /* !CONFIG_FUTEX: no robust futex lists to honour */
 static int reap_keep_robust_lists(struct reap_keep *keep,
@@ -440,53 +582,47 @@ static bool reap_vma_kept(const struct reap_keep *keep,
 }
 
 /*
- * Unmap the private memory of one VMA, as __oom_reap_task_mm() does: shared
- * mappings stay (their pages live on in the page cache or in other
- * processes), and exit_mmap() tears down hugetlb and PFN mappings itself.
+ * Unmap the private memory of one VMA, as __oom_reap_task_mm() does.
  *
  * Return: 0, or -EBUSY if an MMU notifier would have blocked.
  */
 static int reap_vma(struct vm_area_struct *vma)
 {
-	if (vma->vm_flags & (VM_HUGETLB | VM_PFNMAP))
-		return 0;
-	if (!vma_is_anonymous(vma) && (vma->vm_flags & VM_SHARED))
+	if (!reap_vma_reaped(vma))
 		return 0;
 	return zap_vma_for_reaping(vma);
 }
 
-static bool reap_mmap_read_trylock(struct mm_struct *mm)
+/*
+ * What a reap gives back to the system: anonymous pages and swap entries.
+ * Unmapping a private file mapping's page-cache page frees nothing, and
+ * shared memory stays with its other users.
+ */
+static unsigned long reap_mm_private(struct mm_struct *mm)
 {
-	int attempt;
-
-	for (attempt = 0; ; attempt++) {
-		if (mmap_read_trylock(mm))
-			return true;
-		if (attempt == REAP_LOCK_ATTEMPTS - 1)
-			return false;
-		msleep(1 << attempt);
-	}
+	return get_mm_counter_sum(mm, MM_ANONPAGES) +
+	       get_mm_counter_sum(mm, MM_SWAPENTS);
 }
 
 /*
  * Unmap what can go; called with mmap_lock held for reading.  @keep is NULL
  * once exit_mmap() owns the mm: the robust lists were walked in exit_mm().
  *
- * *@freed is how far the RSS fell while we unmapped, read under the lock
- * and before our mm_users reference goes: the teardown that mmput_async()
- * may start is not ours.  It still includes what exit_mmap() unmapped
- * meanwhile when we reap beside it (no lock keeps it out of our way), and
- * what a victim thread caught inside munmap() after its downgrade of
- * mmap_lock unmapped.  It stays 0 when we unmapped nothing.
+ * *@freed is how far reap_mm_private() fell while we unmapped, read under
+ * the lock and before our mm_users reference goes: the teardown that
+ * mmput_async() may start is not ours.  It also includes what the victim
+ * freed meanwhile: exit_mmap() when we reap beside it (no lock keeps it out
+ * of our way), or a thread caught inside munmap() or madvise() after the
+ * kill.  It stays 0 when the reap did not start.
  */
-static enum reap_result reap_mm_locked(struct task_struct *victim,
-				       struct mm_struct *mm,
-				       struct reap_keep *keep,
-				       unsigned long *freed)
+static enum reap_on_kill_result reap_mm_locked(struct task_struct *victim,
+					       struct mm_struct *mm,
+					       struct reap_keep *keep,
+					       unsigned long *freed)
 {
 	struct vm_area_struct *vma;
+	unsigned long before;
 	bool complete = true;
-	unsigned long rss;
 
 	MA_STATE(mas, &mm->mm_mt, ULONG_MAX, ULONG_MAX);
 
@@ -495,11 +631,11 @@ static enum reap_result reap_mm_locked(struct task_struct *victim,
 	 * where it unmaps and is about to free the page tables.
 	 */
 	if (mm_flags_test(MMF_OOM_SKIP, mm))
-		return REAP_DONE_ELSEWHERE;
+		return REAP_ON_KILL_DONE_ELSEWHERE;
 	if (keep && reap_keep_robust_lists(keep, victim, mm)) {
 		/* No reap, so no VMA kept out of one: kept_vmas reports 0. */
 		keep->nr = 0;
-		return REAP_ROBUST_UNKNOWN;
+		return REAP_ON_KILL_ROBUST_UNKNOWN;
 	}
 
 	/*
@@ -507,15 +643,15 @@ static enum reap_result reap_mm_locked(struct task_struct *victim,
 	 * that faults on a reaped page then gets, as after the OOM reaper:
 	 * in anonymous memory, do_anonymous_page() sees MMF_UNSTABLE and
 	 * fails the fault, so the reader gets an error, not a zero page.  In
-	 * a private file mapping, finish_fault() fails it too, but only when
-	 * the page had to be read in: fault-around (filemap_map_pages())
-	 * maps what it finds in the page cache without that check.  There
-	 * the reader sees the file's contents, not what the victim had
-	 * written to its private copy.  The victim never runs user code
-	 * again to see either.
+	 * a private file mapping, finish_fault() fails it too, unless
+	 * fault-around (filemap_map_pages()) mapped the page first: it maps
+	 * what it finds in the page cache around the fault without that
+	 * check.  There the reader sees the file's contents, not what the
+	 * victim had written to its private copy.  The victim never runs
+	 * user code again to see either.
 	 */
 	mm_flags_set(MMF_UNSTABLE, mm);
-	rss = get_mm_rss_sum(mm);
+	before = reap_mm_private(mm);
 	/*
 	 * From the top down, as the OOM reaper does: a victim running its own
 	 * exit_mmap() meanwhile unmaps from the bottom up, and the two meet
@@ -527,120 +663,157 @@ static enum reap_result reap_mm_locked(struct task_struct *victim,
 		if (reap_vma(vma))
 			complete = false;
 	}
-	*freed = rss - min(rss, get_mm_rss_sum(mm));
-	if (!complete || (keep && keep->nr))
-		return REAP_PARTIAL;
+	*freed = before - min(before, reap_mm_private(mm));
 
-	/* Nothing left for the OOM reaper, nor for the OOM killer to wait on. */
-	mm_flags_set(MMF_OOM_SKIP, mm);
-	return REAP_DONE;
+	/*
+	 * Unlike the OOM reaper, we leave MMF_OOM_SKIP to exit_mmap(): the
+	 * OOM killer must see this process as it sees any killed one.  With
+	 * the flag, oom_badness() would skip it and task_will_free_mem()
+	 * would fail for it, so an OOM that comes before it exits would kill
+	 * another process instead of waiting for this one, although what we
+	 * leave behind (hugetlb, shared memory, page tables, kept VMAs) is
+	 * only freed by its exit.  Should the OOM killer pick it, the OOM
+	 * reaper finds little left to do and sets the flag itself.
+	 */
+	if (!complete || (keep && keep->nr))
+		return REAP_ON_KILL_PARTIAL;
+	return REAP_ON_KILL_DONE;
 }
 
 /*
  * Does a process other than the victim use @mm?  Then it is not ours to
  * reap: the other process may live on (CLONE_VM partner, vfork parent or
  * child), and even a dying one walks robust futex lists we do not see.
- * Like task_will_free_mem(), this scans every process, once per reap.
+ *
+ * Mostly, the victim's threads and we hold all of mm_users, and then no
+ * other process can: every task whose ->mm is @mm holds a reference until
+ * after it cleared ->mm, and no process can start sharing it any more
+ * (copy_process() fails in a group that is exiting).  We read mm_users
+ * before the threads' ->mm, so a thread that drops both meanwhile is not
+ * counted while its reference is.  Anything else holding a reference
+ * (a sharer, or only a passing get_task_mm()) takes us to a scan of every
+ * process, as task_will_free_mem() does.
  */
 static bool reap_mm_shared(struct task_struct *victim, struct mm_struct *mm)
 {
+	int users = atomic_read(&mm->mm_users);
+	int ours = 1;	/* reap_mm()'s */
 	struct task_struct *p;
 	bool shared = false;
 
+	smp_rmb();	/* mm_users, then ->mm: pairs with mmput()'s barrier */
 	rcu_read_lock();
+	for_each_thread(victim, p)
+		if (READ_ONCE(p->mm) == mm)
+			ours++;
+	if (users == ours)
+		goto out;
 	for_each_process(p) {
 		if (!same_thread_group(p, victim) && process_shares_mm(p, mm)) {
 			shared = true;
 			break;
 		}
 	}
+out:
 	rcu_read_unlock();
 	return shared;
 }
 
-/*
- * While the victim's threads still hold the mm, we hold mm_users too: that
- * keeps exit_mmap() away while we look at the robust lists, and makes the
- * page tables safe for kthread_use_mm().  The teardown that the last
- * mmput() starts (exit_aio() may wait) goes to a system workqueue.
- */
-static enum reap_result reap_live_mm(struct task_struct *victim,
-				     struct mm_struct *mm,
-				     struct reap_keep *keep,
-				     unsigned long *freed)
-{
-	enum reap_result result;
-
-	/*
-	 * No shortcut on mm_users here: the victim's threads may have dropped
-	 * theirs already while a vfork child lives on in the same mm.
-	 */
-	if (reap_mm_shared(victim, mm)) {
-		result = REAP_SHARED;
-		goto out;
-	}
-	if (!reap_mmap_read_trylock(mm)) {
-		result = REAP_CONTENDED;
-		goto out;
-	}
-	result = reap_mm_locked(victim, mm, keep, freed);
-	mmap_read_unlock(mm);
-out:
-	mmput_async(mm);
-	return result;
-}
-
-/*
- * mm_users is zero: the victim is in exit_mmap(), maybe crawling through it
- * at 1% of a CPU.  Unmap alongside it, as the OOM reaper does: exit_mmap()
- * unmaps under mmap_lock for reading too, and sets MMF_OOM_SKIP before it
- * takes the lock for writing to free the page tables.
- */
-static enum reap_result reap_exiting_mm(struct task_struct *victim,
-					struct mm_struct *mm,
-					unsigned long *freed)
-{
-	enum reap_result result;
-
-	if (!reap_mmap_read_trylock(mm))
-		return REAP_CONTENDED;
-	result = reap_mm_locked(victim, mm, NULL, freed);
-	mmap_read_unlock(mm);
-	return result;
-}
-
-/*
+/**
+ * reap_mm - one attempt at reaping the victim's address space
+ * @victim: a thread of the killed process
+ * @mm: its address space, pinned with mmgrab()
+ * @keep: VMAs left for robust futexes, filled in here
+ * @freed: memory given back, see reap_mm_locked()
+ *
+ * While any of the victim's threads still holds the mm (mm_users), we take
+ * a reference too, for as long as we hold mmap_lock: that keeps exit_mmap()
+ * away while we look at the robust lists, and makes the page tables safe
+ * for kthread_use_mm().  If the last one goes meanwhile, the teardown that
+ * our mmput_async() starts (exit_aio() may wait) runs on a system
+ * workqueue.  Once mm_users is zero, the victim is in exit_mmap(), maybe
+ * crawling through it at 1% of a CPU: we unmap alongside it, as the OOM
+ * reaper does, since exit_mmap() unmaps under mmap_lock for reading too,
+ * and sets MMF_OOM_SKIP before it takes the lock for writing to free the
+ * page tables.
+ *
  * A core dump never runs into a reap: the kill path does not queue one for
  * a dumping process, and once the group is dying no dump can start.
+ *
+ * Return: REAP_ON_KILL_CONTENDED if mmap_lock was taken (try again
+ * later), or how the reap ended.
  */
-static enum reap_result reap_mm(struct task_struct *victim,
-				struct mm_struct *mm, struct reap_keep *keep,
-				unsigned long *freed)
+static enum reap_on_kill_result reap_mm(struct task_struct *victim,
+					struct mm_struct *mm,
+					struct reap_keep *keep,
+					unsigned long *freed)
 {
-	if (mmget_not_zero(mm))
-		return reap_live_mm(victim, mm, keep, freed);
-	return reap_exiting_mm(victim, mm, freed);
+	enum reap_on_kill_result result;
+	bool live;
+
+	if (mm_flags_test(MMF_OOM_SKIP, mm))
+		return REAP_ON_KILL_DONE_ELSEWHERE;
+	if (!mmap_read_trylock(mm))
+		return REAP_ON_KILL_CONTENDED;
+
+	live = mmget_not_zero(mm);
+	if (live && reap_mm_shared(victim, mm))
+		result = REAP_ON_KILL_SHARED;
+	else
+		result = reap_mm_locked(victim, mm, live ? keep : NULL, freed);
+	mmap_read_unlock(mm);
+	if (live)
+		mmput_async(mm);
+	return result;
 }
 
 /*
- * memory.events:kill_reap counts the reaps that unmapped memory, which is
- * what an admin watching it wants to know, not every reap that ran: one
- * that found only hugetlb, PFN or shared mappings, or an address space
- * exit_mmap() had already emptied, freed nothing and is not counted.
- *
- * It is counted in the memory cgroup the victim is in when the reap is
- * done and, as every memory.events entry, in its ancestors.  A victim
- * moved between the kill and the reap is counted in its new cgroup,
- * although its pages stay charged to the old one.  The cgroup of the kill
- * is known by ID only (pinning it from the kill path would keep a removed
- * cgroup until the worker ran); the tracepoints report that ID.
+ * mmap_lock is only ever trylocked, so that a writer cannot wedge a worker:
+ * the writer is often the victim itself, throttled or starved in the middle
+ * of mmap(), munmap(), brk() or fork(), which is just when the reap is
+ * needed.  Between attempts the worker holds no reference but the mm pin,
+ * and the delay doubles from 1 ms to REAP_RETRY_MAX_MS: the memory comes
+ * back at most that long after the writer lets go.  Attempts end when the
+ * lock is ours or when exit_mmap() set MMF_OOM_SKIP, which the victim's
+ * exit reaches at the latest; each costs a timer and a trylock.
  */
-static void reap_count_event(struct task_struct *victim)
+static unsigned long reap_retry_delay(unsigned int attempts)
 {
+	return msecs_to_jiffies(1U << min(attempts - 1,
+					  ilog2(REAP_RETRY_MAX_MS)));
+}
+
+/*
+ * memory.events:kill_reap counts the reaps that gave memory back, which is
+ * what an admin watching it wants to know, not every reap that ran: one
+ * that found only hugetlb, PFN, shared or clean file mappings, or an
+ * address space exit_mmap() had already emptied, is not counted.
+ *
+ * It is counted where the tracepoints report it: in the memory cgroup the
+ * victim was in when it was killed (and, in memory.events, its ancestors),
+ * which is also the one its pages are charged to.  That cgroup is known by
+ * ID only: pinning it from the kill path would keep a removed cgroup until
+ * the worker ran.  If it is gone, the victim's cgroup of now stands in.
+ */
+static void reap_count_event(struct reap_on_kill *rok)
+{
+	struct cgroup_subsys_state *css = NULL;
 	struct mem_cgroup *memcg;
+	struct cgroup *cgrp;
+
+	cgrp = cgroup_get_from_id(rok->memcg_id);
+	if (!IS_ERR(cgrp)) {
+		css = cgroup_get_e_css(cgrp, &memory_cgrp_subsys);
+		cgroup_put(cgrp);
+	}
+	if (css) {
+		memcg_memory_event(mem_cgroup_from_css(css), MEMCG_KILL_REAP);
+		css_put(css);
+		return;
+	}
 
 	rcu_read_lock();
-	memcg = mem_cgroup_from_task(victim);
+	memcg = mem_cgroup_from_task(rok->task);
 	if (memcg)
 		memcg_memory_event(memcg, MEMCG_KILL_REAP);
 	rcu_read_unlock();
@@ -651,47 +824,61 @@ static void reap_count_event(struct task_struct *victim)
  * siglock with interrupts off, maybe in hard-IRQ context, where
  * local_clock() costs a per-CPU sched_clock() read while ktime_get_ns()
  * reads the clocksource (HPET: microseconds) in the timekeeping seqcount
- * loop; and it is the trace buffer's default clock.  Read on two CPUs (an
- * unbound worker may also move between its start and its end), it can go
- * backwards by the little the CPUs' clocks differ: report 0 then, not a
- * huge u64.
+ * loop.  Read on two CPUs (an unbound worker may also move between two
+ * attempts), it can go backwards by as much as the CPUs' clocks differ
+ * (local_clock() keeps that to about a tick where sched_clock() is not
+ * stable): report 0 then, not a huge u64.  The trace buffer's default
+ * clock, "local", is sched_clock(), which local_clock() is wherever the
+ * TSC is stable, so the events' own timestamps compare with these.
  */
 static u64 reap_ns_between(u64 from, u64 to)
 {
 	return to > from ? to - from : 0;
 }
 
+/* The end of a reap: report it, then drop what the kill path took. */
+static void reap_finish(struct reap_on_kill *rok,
+			enum reap_on_kill_result result, unsigned long freed,
+			unsigned int kept_vmas)
+{
+	struct task_struct *victim = rok->task;
+
+	if (freed)
+		reap_count_event(rok);
+	trace_reap_on_kill_finish(victim, rok->memcg_id, freed, kept_vmas,
+				  reap_ns_between(rok->started_ns, local_clock()),
+				  result, rok->attempts - 1);
+	/* rok lives in victim->signal: drop the mm before the victim. */
+	reap_put_mm(rok);
+	put_task_struct(victim);
+}
+
 static void reap_on_kill_work(struct work_struct *work)
 {
-	struct reap_on_kill *rok = container_of(work, struct reap_on_kill, work);
-	struct task_struct *victim = rok->task;
+	struct reap_on_kill *rok = container_of(to_delayed_work(work),
+						struct reap_on_kill, dwork);
 	struct reap_keep keep = { };
-	unsigned long rss = 0, freed = 0;
-	enum reap_result result;
+	enum reap_on_kill_result result;
+	unsigned long freed = 0;
 	struct mm_struct *mm;
-	u64 start;
 
-	start = local_clock();
-	mm = reap_take_mm(rok);
-	if (mm)
-		rss = get_mm_rss_sum(mm);
-	trace_reap_on_kill_start(victim, rok->memcg_id, rss,
-				 reap_ns_between(rok->queued_ns, start));
+	mm = reap_get_mm(rok);
+	if (!rok->attempts++) {
+		rok->started_ns = local_clock();
+		trace_reap_on_kill_start(rok->task, rok->memcg_id,
+					 mm ? get_mm_rss_sum(mm) : 0,
+					 reap_ns_between(rok->queued_ns,
+							 rok->started_ns));
+	}
 
-	if (mm)
-		result = reap_mm(victim, mm, &keep, &freed);
-	else
-		result = REAP_EXITED;
-	/* Only a reap that unmapped (REAP_DONE, REAP_PARTIAL) sets freed. */
-	if (freed)
-		reap_count_event(victim);
-
-	trace_reap_on_kill_finish(victim, rok->memcg_id, freed, keep.nr,
-				  reap_ns_between(start, local_clock()), result);
-	/* rok lives in victim->signal: drop the mm before the victim. */
-	if (mm)
-		mmdrop(mm);
-	put_task_struct(victim);
+	result = mm ? reap_mm(rok->task, mm, &keep, &freed) : REAP_ON_KILL_EXITED;
+	if (result == REAP_ON_KILL_CONTENDED) {
+		/* Not requeued by anyone else: the work runs once at a time. */
+		queue_delayed_work(reap_on_kill_wq, &rok->dwork,
+				   reap_retry_delay(rok->attempts));
+		return;
+	}
+	reap_finish(rok, result, freed, keep.nr);
 }
 
 /*
@@ -778,7 +965,9 @@ static int __init reap_on_kill_init(void)
 	 * Unbound and high priority: not limited by the victim's cpu.max,
 	 * cpuset or nice level, and one worker per victim so that many
 	 * victims are reaped in parallel.  WQ_MEM_RECLAIM provides a rescuer,
-	 * as memory is short when we are needed most.
+	 * as memory is short when we are needed most; the rescuer runs items
+	 * one by one, and none waits long: mmap_lock is only trylocked, and
+	 * only a robust list page in swap is waited for.
 	 */
 	reap_on_kill_wq = alloc_workqueue("reap_on_kill",
 					  WQ_UNBOUND | WQ_HIGHPRI |

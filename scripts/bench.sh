@@ -6,7 +6,9 @@
 #                   by side; CSVs and PNGs under build/bench/; and the cost
 #                   of the kill hook for processes outside covered cgroups,
 #                   against a stock kernel of base $KBASE
-#                   (BENCH_ARGS replaces the matrix's reap_bench options)
+#                   (BENCH_ARGS replaces the matrix's reap_bench options:
+#                   256 MiB, 1 and 16 victims, every condition, REPS=3
+#                   runs per figure, 30 s bound per run; about an hour)
 # Each prints what it measured (checkout, kernel build, guest) with the
 # figures, so that a quoted table says where it comes from.
 . "$(dirname "$0")/lib.sh"
@@ -155,7 +157,7 @@ full)
 		step "full matrix on the patched $b kernel (long under emulation)"
 		# shellcheck disable=SC2086 # BENCH_ARGS is a list of options
 		guest_bench "$b" "$(kernel_of "$b")" "reap_bench-$b.txt" \
-			${BENCH_ARGS:--f -r "${REPS:-5}"} --csv "/job/out/reap_bench-$b.csv"
+			${BENCH_ARGS:--s 256 -n 1 -n 16 -r "${REPS:-3}" -t 30} --csv "/job/out/reap_bench-$b.csv"
 	done
 	# Two boots of each, alternating, so that boot-to-boot variation shows.
 	step "cost of the kill hook: patched kernel (key on and off) and stock $KBASE, same config, twice"

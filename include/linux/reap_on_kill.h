@@ -18,29 +18,31 @@ struct seq_file;
 #ifdef CONFIG_MEMCG_REAP_ON_KILL
 
 /**
- * enum reap_result - how a reap ended
- * @REAP_DONE: all private memory unmapped ("reaped" in the trace)
- * @REAP_PARTIAL: unmapped, but VMAs kept for robust futexes, or an MMU
- *	notifier would have blocked ("partial")
- * @REAP_EXITED: the victim freed its memory before the worker came
- *	("exited")
- * @REAP_SHARED: another process uses the address space ("shared")
- * @REAP_DONE_ELSEWHERE: the OOM reaper or exit_mmap() got there first
- *	("done_elsewhere")
- * @REAP_CONTENDED: mmap_lock stayed write-locked ("mmap_lock_contended")
- * @REAP_ROBUST_UNKNOWN: robust futex lists that could not be followed
- *	kept the whole address space ("robust_list_unreadable")
+ * enum reap_on_kill_result - how a reap ended
+ * @REAP_ON_KILL_DONE: all private memory unmapped ("reaped" in the trace)
+ * @REAP_ON_KILL_PARTIAL: unmapped, but VMAs kept for robust futexes, or
+ *	an MMU notifier would have blocked ("partial")
+ * @REAP_ON_KILL_EXITED: the victim freed its memory before the worker
+ *	came ("exited")
+ * @REAP_ON_KILL_SHARED: another process uses the address space
+ *	("shared")
+ * @REAP_ON_KILL_DONE_ELSEWHERE: the OOM reaper or exit_mmap() got there
+ *	first ("done_elsewhere")
+ * @REAP_ON_KILL_CONTENDED: mmap_lock was write-locked; the worker tries
+ *	again later, so a reap never ends with it
+ * @REAP_ON_KILL_ROBUST_UNKNOWN: robust futex lists that could not be
+ *	followed kept the whole address space ("robust_list_unreadable")
  *
  * Reported by the reap_on_kill_finish tracepoint.
  */
-enum reap_result {
-	REAP_DONE,
-	REAP_PARTIAL,
-	REAP_EXITED,
-	REAP_SHARED,
-	REAP_DONE_ELSEWHERE,
-	REAP_CONTENDED,
-	REAP_ROBUST_UNKNOWN,
+enum reap_on_kill_result {
+	REAP_ON_KILL_DONE,
+	REAP_ON_KILL_PARTIAL,
+	REAP_ON_KILL_EXITED,
+	REAP_ON_KILL_SHARED,
+	REAP_ON_KILL_DONE_ELSEWHERE,
+	REAP_ON_KILL_CONTENDED,
+	REAP_ON_KILL_ROBUST_UNKNOWN,
 };
 
 DECLARE_STATIC_KEY_FALSE(reap_on_kill_key);

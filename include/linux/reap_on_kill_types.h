@@ -3,7 +3,7 @@
 #define _LINUX_REAP_ON_KILL_TYPES_H
 
 #include <linux/types.h>
-#include <linux/workqueue_types.h>
+#include <linux/workqueue.h>
 
 struct mm_struct;
 struct task_struct;
@@ -13,7 +13,8 @@ struct task_struct;
 
 /**
  * struct reap_on_kill - a killed process's pending expedited reap
- * @work: runs the reap on reap_on_kill_wq
+ * @dwork: runs the reap on reap_on_kill_wq, at once, and again after a
+ *	delay while mmap_lock is write-locked
  * @mm: the address space to reap, pinned with mmgrab(), or NULL if no
  *	task had it at hand yet; set once, by cmpxchg(), and closed by the
  *	worker when it takes the pin (see __reap_on_kill_pin_mm())
@@ -22,17 +23,21 @@ struct task_struct;
  * @memcg_id: cgroup ID of the victim's memory cgroup at kill time
  * @queued_ns: local_clock(), on the CPU of the kill, when the reap was
  *	queued
+ * @started_ns: local_clock() when the worker first ran
+ * @attempts: how many times the worker ran, only touched by the worker
  * @flags: REAP_ON_KILL_* bits
  *
  * Lives in signal_struct, so queueing a reap from the signal path never
  * allocates memory: a process is killed at most once, so one is enough.
  */
 struct reap_on_kill {
-	struct work_struct work;
+	struct delayed_work dwork;
 	struct mm_struct *mm;
 	struct task_struct *task;
 	u64 memcg_id;
 	u64 queued_ns;
+	u64 started_ns;
+	unsigned int attempts;
 	unsigned long flags;
 };
 

@@ -8,22 +8,23 @@
 #include <linux/reap_on_kill.h>
 #include <linux/tracepoint.h>
 
-/* enum reap_result's values, for user space to decode result by name */
-TRACE_DEFINE_ENUM(REAP_DONE);
-TRACE_DEFINE_ENUM(REAP_PARTIAL);
-TRACE_DEFINE_ENUM(REAP_EXITED);
-TRACE_DEFINE_ENUM(REAP_SHARED);
-TRACE_DEFINE_ENUM(REAP_DONE_ELSEWHERE);
-TRACE_DEFINE_ENUM(REAP_CONTENDED);
-TRACE_DEFINE_ENUM(REAP_ROBUST_UNKNOWN);
+/* enum reap_on_kill_result's values, for user space to decode result by name */
+TRACE_DEFINE_ENUM(REAP_ON_KILL_DONE);
+TRACE_DEFINE_ENUM(REAP_ON_KILL_PARTIAL);
+TRACE_DEFINE_ENUM(REAP_ON_KILL_EXITED);
+TRACE_DEFINE_ENUM(REAP_ON_KILL_SHARED);
+TRACE_DEFINE_ENUM(REAP_ON_KILL_DONE_ELSEWHERE);
+TRACE_DEFINE_ENUM(REAP_ON_KILL_ROBUST_UNKNOWN);
 
 /*
  * memcg_id is the cgroup ID of the victim's memory cgroup at the kill,
  * which is the inode number of its cgroupfs directory.  delay_ns (queued
  * to started) and duration_ns (started to finished) are local_clock()
- * differences, 0 if the clocks of two CPUs made one negative.  freed is how
- * far the RSS fell while the worker unmapped, and kept_vmas how many VMAs
- * it left for robust futexes: both 0 unless result is reaped or partial.
+ * differences, 0 if the clocks of two CPUs made one negative; duration_ns
+ * includes the waits for mmap_lock, which the worker tried retries times
+ * more than once.  freed is how much anonymous memory and swap the reap
+ * gave back, and kept_vmas how many VMAs it left for robust futexes: both
+ * 0 unless result is reaped or partial.
  */
 TRACE_EVENT(reap_on_kill_queue,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id, bool mm_pinned),
@@ -58,32 +59,35 @@ TRACE_EVENT(reap_on_kill_start,
 TRACE_EVENT(reap_on_kill_finish,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id,
 		     unsigned long freed, unsigned long kept_vmas,
-		     u64 duration_ns, int result),
-	    TP_ARGS(task, memcg_id, freed, kept_vmas, duration_ns, result),
+		     u64 duration_ns, int result, unsigned int retries),
+	    TP_ARGS(task, memcg_id, freed, kept_vmas, duration_ns, result,
+		    retries),
 	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(u64, memcg_id)
 			     __field(unsigned long, freed)
 			     __field(unsigned long, kept_vmas)
 			     __field(u64, duration_ns)
-			     __field(int, result)),
+			     __field(int, result)
+			     __field(unsigned int, retries)),
 	    TP_fast_assign(__entry->pid = task->tgid;
 			   __entry->memcg_id = memcg_id;
 			   __entry->freed = freed;
 			   __entry->kept_vmas = kept_vmas;
 			   __entry->duration_ns = duration_ns;
-			   __entry->result = result;),
-	    TP_printk("pid=%d memcg_id=%llu freed=%lukB kept_vmas=%lu duration_ns=%llu result=%s",
+			   __entry->result = result;
+			   __entry->retries = retries;),
+	    TP_printk("pid=%d memcg_id=%llu freed=%lukB kept_vmas=%lu duration_ns=%llu result=%s retries=%u",
 		      __entry->pid, __entry->memcg_id,
 		      __entry->freed << (PAGE_SHIFT - 10), __entry->kept_vmas,
 		      __entry->duration_ns,
 		      __print_symbolic(__entry->result,
-				       { REAP_DONE, "reaped" },
-				       { REAP_PARTIAL, "partial" },
-				       { REAP_EXITED, "exited" },
-				       { REAP_SHARED, "shared" },
-				       { REAP_DONE_ELSEWHERE, "done_elsewhere" },
-				       { REAP_CONTENDED, "mmap_lock_contended" },
-				       { REAP_ROBUST_UNKNOWN, "robust_list_unreadable" }))
+				       { REAP_ON_KILL_DONE, "reaped" },
+				       { REAP_ON_KILL_PARTIAL, "partial" },
+				       { REAP_ON_KILL_EXITED, "exited" },
+				       { REAP_ON_KILL_SHARED, "shared" },
+				       { REAP_ON_KILL_DONE_ELSEWHERE, "done_elsewhere" },
+				       { REAP_ON_KILL_ROBUST_UNKNOWN, "robust_list_unreadable" }),
+		      __entry->retries)
 );
 
 #endif /* _TRACE_REAP_ON_KILL_H */

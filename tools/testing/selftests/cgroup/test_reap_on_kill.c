@@ -2230,6 +2230,406 @@ out:
 	return ret;
 }
 
+/* Whether this process's page at @addr is in swap, not present (pagemap). */
+static bool page_in_swap(const void *addr)
+{
+	off_t off = (uintptr_t)addr / page_size * sizeof(uint64_t);
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	uint64_t ent = 0;
+	bool ret;
+
+	ret = fd >= 0 && pread(fd, &ent, sizeof(ent), off) == sizeof(ent) &&
+	      !(ent >> 63 & 1) && (ent >> 62 & 1);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+static pid_t idle_tid;
+
+static void *idle_thread(void *arg)
+{
+	__atomic_store_n(&idle_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * A victim with an idle thread whose robust list head (in its TLS, where
+ * glibc registers one for every thread) was swapped out; both threads on
+ * the last CPU, to be starved there.  Reports the head's address, or 0 if
+ * it could not be swapped out.
+ */
+static void swapped_head_victim(int fd, void *arg)
+{
+	size_t size = *(size_t *)arg, len;
+	struct robust_list_head *head;
+	char *buf = map_anon(size);
+	cpu_set_t cpu;
+	pthread_t t;
+	pid_t tid;
+	void *page;
+
+	memset(buf, 0x5a, size);
+	CPU_ZERO(&cpu);
+	CPU_SET(sysconf(_SC_NPROCESSORS_ONLN) - 1, &cpu);
+	if (sched_setaffinity(0, sizeof(cpu), &cpu) ||
+	    pthread_create(&t, NULL, idle_thread, NULL))
+		_exit(2);
+	while (!(tid = __atomic_load_n(&idle_tid, __ATOMIC_ACQUIRE)))
+		usleep(1000);
+	usleep(50000);	/* into pause() */
+	if (syscall(SYS_get_robust_list, tid, &head, &len) || !head)
+		_exit(3);
+	page = (void *)((uintptr_t)head & ~((uintptr_t)page_size - 1));
+	if (madvise(page, page_size, MADV_PAGEOUT) || !page_in_swap(page))
+		head = NULL;
+	child_ready(fd, (uintptr_t)head);
+	for (;;)
+		pause();
+}
+
+/*
+ * The robust list head of an idle thread of the victim is in swap, as it
+ * is under memory pressure, when the reap matters most.  The head cannot
+ * be read without faulting, and the walk of the lists runs without; the
+ * worker faults the page in, as the exit path would, and walks again: the
+ * list is empty, so everything is reaped.  Fails if a non-resident head
+ * keeps the whole address space (result=robust_list_unreadable, freed 0).
+ */
+static int test_robust_head_swapped(const char *root)
+{
+	size_t size = MB(64);
+	struct trace_event fin;
+	struct pair cg = { };
+	int ret = KSFT_FAIL, status;
+	pid_t pid = -1, hog = -1;
+	bool swap_on = false;
+	uintptr_t head = 0;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (make_swapfile(MB(16)))
+		goto out;
+	if (swapon(SWAPFILE, 0)) {
+		ksft_print_msg("swapon %s: %s\n", SWAPFILE, strerror(errno));
+		ret = KSFT_SKIP;
+		goto out;
+	}
+	swap_on = true;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	pid = spawn_child(cg.leaf, swapped_head_victim, &size, &head);
+	if (pid < 0)
+		goto out;
+	if (!head) {
+		ksft_print_msg("MADV_PAGEOUT left the idle thread's list head in memory\n");
+		goto out;
+	}
+	hog = starve_beside_hog(cg.parent, cg.leaf, pid);
+	if (hog < 0)
+		goto out;
+	sleep_ms(200);
+	if (kill(pid, SIGKILL) ||
+	    !reaped_at_least(pid, size / 1024 * 3 / 4, &fin))
+		goto out;
+	ksft_print_msg("an idle thread's robust list head in swap: %s\n",
+		       fin.fields);
+	ret = KSFT_PASS;
+out:
+	if (cg.leaf)
+		end_starve(cg.parent, cg.leaf, hog);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	trace_end();
+	pair_destroy(&cg);
+	if (swap_on && swapoff(SWAPFILE)) {
+		ksft_print_msg("swapoff %s: %s\n", SWAPFILE, strerror(errno));
+		ret = KSFT_FAIL;
+	}
+	unlink(SWAPFILE);
+	return ret;
+}
+
+#define NR_SHARED_SEGMENTS	20
+
+struct shared_segments {
+	pthread_mutex_t *mutex[NR_SHARED_SEGMENTS];	/* one per mapping */
+	size_t size;					/* private memory */
+};
+
+/* Holds one robust mutex in each segment, each behind a private one. */
+static void segments_victim(int fd, void *arg)
+{
+	const struct shared_segments *seg = arg;
+	char *buf = map_anon(seg->size);
+	int i;
+
+	memset(buf, 0x5a, seg->size);
+	for (i = 0; i < NR_SHARED_SEGMENTS; i++)
+		if (lock_robust_pair(seg->mutex[i]))
+			_exit(2);
+	child_ready(fd, 0);
+	for (;;)
+		pause();
+}
+
+/*
+ * A victim holds robust mutexes in more shared mappings (20) than the walk
+ * keeps VMAs for (16).  Shared mappings are never reaped, so they need no
+ * keeping: only the private memory the list runs through (the heap, the
+ * TLS with the head) is kept, the rest is reaped, and a waiter on the
+ * mutex deepest in the list gets EOWNERDEAD when the victim exits.  Fails
+ * if shared VMAs count against the limit (result=robust_list_unreadable,
+ * nothing freed), or if the waiter does not get EOWNERDEAD.
+ */
+static int test_robust_many_segments(const char *root)
+{
+	struct shared_segments seg = { .size = MB(64) };
+	pid_t pid = -1, hog = -1, waiter = -1;
+	struct trace_event fin;
+	struct pair cg = { };
+	int ret = KSFT_FAIL, status, i;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	for (i = 0; i < NR_SHARED_SEGMENTS; i++) {
+		seg.mutex[i] = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (seg.mutex[i] == MAP_FAILED) {
+			seg.mutex[i] = NULL;
+			goto out;
+		}
+	}
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	pid = spawn_child(cg.leaf, segments_victim, &seg, NULL);
+	if (pid < 0)
+		goto out;
+	waiter = fork();
+	if (waiter == 0)
+		_exit(wait_owner_dead(seg.mutex[0]));
+	if (waiter < 0 || !wait_sleeping(waiter))
+		goto out;
+	hog = starve_beside_hog(cg.parent, cg.leaf, pid);
+	if (hog < 0)
+		goto out;
+	sleep_ms(200);
+	if (kill(pid, SIGKILL) ||
+	    !trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND))
+		goto out;
+	ksft_print_msg("robust mutexes in %d shared mappings: %s\n",
+		       NR_SHARED_SEGMENTS, fin.fields);
+	if (!trace_is(&fin, "result", "partial") ||
+	    trace_field(&fin, "kept_vmas") < 1 ||
+	    trace_field(&fin, "freed") < (long long)seg.size / 1024 * 3 / 4) {
+		ksft_print_msg("want result=partial, kept_vmas > 0, freed >= %zu kB\n",
+			       seg.size / 1024 * 3 / 4);
+		goto out;
+	}
+	end_starve(cg.parent, cg.leaf, hog);
+	hog = -1;
+	if (!unthrottle_and_wait_owner_dead(cg.leaf, &waiter,
+					    TIMEOUT + 10 * SECOND))
+		goto out;
+	ret = KSFT_PASS;
+out:
+	if (cg.leaf)
+		end_starve(cg.parent, cg.leaf, hog);
+	if (waiter > 0) {
+		kill(waiter, SIGKILL);
+		waitpid(waiter, &status, 0);
+	}
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	trace_end();
+	pair_destroy(&cg);
+	for (i = 0; i < NR_SHARED_SEGMENTS; i++)
+		if (seg.mutex[i])
+			munmap(seg.mutex[i], page_size);
+	return ret;
+}
+
+/* /proc/pid/oom_score, or -1. */
+static long oom_score(pid_t pid)
+{
+	char buf[32];
+
+	if (proc_read_text(pid, false, "oom_score", buf, sizeof(buf)) < 0)
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+/* Whether pid still has its address space: statm's size is not 0. */
+static bool has_mm(pid_t pid)
+{
+	char buf[128];
+
+	return proc_read_text(pid, false, "statm", buf, sizeof(buf)) > 0 &&
+	       strtol(buf, NULL, 10) > 0;
+}
+
+/*
+ * The OOM killer sees a reaped process as it sees any killed one that has
+ * not exited yet: /proc/pid/oom_score, which is oom_badness() as the OOM
+ * killer computes it, stays above 0 after the reap.  It would read 0 had
+ * the reap set MMF_OOM_SKIP, as the OOM reaper does once it is done: then
+ * an OOM before the victim's exit would pass it over (oom_badness()) and
+ * kill another process instead of waiting for this one
+ * (task_will_free_mem()).  The victim is starved beside a busy loop so
+ * that it still has its mm when oom_score is read; fails if it has not.
+ */
+static int test_oom_score_kept(const char *root)
+{
+	struct victim_args a = { .size = MB(64), .mode = V_PAUSE };
+	long before, after = -1;
+	struct trace_event fin;
+	struct pair cg = { };
+	int ret = KSFT_FAIL, status;
+	pid_t pid = -1, hog = -1;
+	bool alive = false;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	pid = spawn_victim(cg.leaf, &a);
+	if (pid < 0)
+		goto out;
+	hog = starve_beside_hog(cg.parent, cg.leaf, pid);
+	sleep_ms(200);
+	before = oom_score(pid);
+	if (hog < 0 || before <= 0 || kill(pid, SIGKILL) ||
+	    !reaped_at_least(pid, a.size / 1024 * 3 / 4, &fin))
+		goto out;
+	after = oom_score(pid);
+	alive = has_mm(pid);
+	ksft_print_msg("oom_score %ld before the kill, %ld after the reap (victim %s its mm)\n",
+		       before, after, alive ? "still has" : "has dropped");
+	if (!alive)
+		goto out;
+	if (after > 0)
+		ret = KSFT_PASS;
+out:
+	if (cg.leaf)
+		end_starve(cg.parent, cg.leaf, hog);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	trace_end();
+	pair_destroy(&cg);
+	return ret;
+}
+
+struct lock_holder {
+	char *buf;
+	size_t size;
+};
+
+/* mprotect() holds mmap_lock for writing while it walks every PTE. */
+static void *mprotect_loop(void *arg)
+{
+	const struct lock_holder *h = arg;
+
+	for (;;) {
+		mprotect(h->buf, h->size, PROT_READ);
+		mprotect(h->buf, h->size, PROT_READ | PROT_WRITE);
+	}
+	return NULL;
+}
+
+/*
+ * A victim with a thread that keeps mmap_lock write-locked nearly all the
+ * time, pinned to the last CPU with the thread (starve_beside_hog() pins
+ * only the main thread).
+ */
+static void lock_holder_victim(int fd, void *arg)
+{
+	static struct lock_holder h;
+	cpu_set_t cpu;
+	pthread_t t;
+
+	CPU_ZERO(&cpu);
+	CPU_SET(sysconf(_SC_NPROCESSORS_ONLN) - 1, &cpu);
+	h.size = *(size_t *)arg;
+	h.buf = map_anon(h.size);
+	memset(h.buf, 0x5a, h.size);
+	if (sched_setaffinity(0, sizeof(cpu), &cpu) ||
+	    pthread_create(&t, NULL, mprotect_loop, &h))
+		_exit(2);
+	child_ready(fd, 0);
+	for (;;)
+		pause();
+}
+
+/*
+ * Killed while it holds mmap_lock for writing, starved of CPU inside
+ * mprotect(), the victim is still reaped: the worker tries the lock again
+ * until the victim lets go of it on its way out, instead of giving up and
+ * leaving the memory to the victim's own exit at 1% of a CPU.  Fails if
+ * the reap ends without freeing (the victim then frees its memory only
+ * after seconds), or if the kill never found the lock taken (retries=0:
+ * then this test proved nothing).
+ */
+static int test_mmap_lock_held(const char *root)
+{
+	size_t size = MB(64);
+	struct trace_event fin;
+	struct pair cg = { };
+	int ret = KSFT_FAIL, status;
+	pid_t pid = -1, hog = -1;
+	long long t0, t;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	pid = spawn_child(cg.leaf, lock_holder_victim, &size, NULL);
+	if (pid < 0)
+		goto out;
+	hog = starve_beside_hog(cg.parent, cg.leaf, pid);
+	if (hog < 0)
+		goto out;
+	sleep_ms(300);
+	t0 = now_ns();
+	if (kill(pid, SIGKILL))
+		goto out;
+	t = wait_below(cg.leaf, "memory.current", MB(16), t0, 10 * SECOND);
+	if (!trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND))
+		goto out;
+	ksft_print_msg("mmap_lock held: %s; memory back %lld ms after the kill\n",
+		       fin.fields, t < 0 ? -1 : t / 1000000);
+	if (t < 0 || !trace_is(&fin, "result", "reaped") ||
+	    trace_field(&fin, "freed") < (long long)size / 1024 * 3 / 4 ||
+	    trace_field(&fin, "retries") < 1)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	if (cg.leaf)
+		end_starve(cg.parent, cg.leaf, hog);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	trace_end();
+	pair_destroy(&cg);
+	return ret;
+}
+
 #define SHAREDFILE	"reap_on_kill.shared"
 
 /* MAP_SHARED memory of three kinds, each half written by the victim. */
@@ -2988,7 +3388,7 @@ static int migrate_round(const char *root, bool remove)
 		goto out;
 	release_worker(&hold);
 
-	if (!wait_reaps(moved, 1) ||
+	if (!wait_reaps(remove ? moved : cg.leaf, 1) ||
 	    !reaped_at_least(pid, a.size / 1024 * 3 / 4, &fin) ||
 	    wait_below(cg.parent, "memory.current", MB(16), now_ns(),
 		       10 * SECOND) < 0)
@@ -3006,7 +3406,8 @@ static int migrate_round(const char *root, bool remove)
 		       leaf_reaps, moved_reaps, parent_reaps,
 		       trace_field(&fin, "memcg_id"),
 		       (unsigned long long)st.st_ino);
-	if (err || leaf_reaps != 0 || moved_reaps != 1 || parent_reaps != 1)
+	if (err || leaf_reaps != !remove || moved_reaps != remove ||
+	    parent_reaps != 1)
 		goto out;
 	end_starve(cg.parent, moved, hog);
 	hog = -1;
@@ -3044,13 +3445,12 @@ out:
  * removed.  A killed process that has not run since the kill has no
  * PF_EXITING yet, so cgroup_migrate_add_task() still moves it (an exiting
  * one or a zombie it silently skips).  The reap was decided at the kill:
- * it still happens, the trace names the old cgroup (memcg_id from the
- * kill), while reap_count_event() counts kill_reap in the cgroup the
- * victim is in when the worker finishes: the new one, which has no
- * reap_on_kill of its own; a removed cgroup could not count it anyway.
- * The pages stay charged to the old cgroup (or its offline memcg) and are
- * uncharged from the parent.  Fails if the reap was lost, counted twice
- * or in the wrong cgroup, or the memory stayed.
+ * it still happens, and both the trace and kill_reap name the old cgroup
+ * (memcg_id from the kill), where the pages stay charged; once the old
+ * cgroup is removed, kill_reap goes to the victim's new one, which has no
+ * reap_on_kill of its own.  The pages are uncharged from the parent.
+ * Fails if the reap was lost, counted twice or in the wrong cgroup, or
+ * the memory stayed.
  */
 static int test_migrated_before_reap(const char *root)
 {
@@ -3475,6 +3875,10 @@ static const struct reap_test {
 	T(test_remote_readers),
 	T(test_thp_victim),
 	T(test_swapped_victim),
+	T(test_robust_head_swapped),
+	T(test_robust_many_segments),
+	T(test_oom_score_kept),
+	T(test_mmap_lock_held),
 	T(test_shared_survivor),
 	T(test_kill_in_exit_group),
 	T(test_mm_held_past_exit),

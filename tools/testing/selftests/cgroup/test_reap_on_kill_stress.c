@@ -1105,8 +1105,8 @@ static int awkward_cgroups(struct cgs *c, const char *root, char **leaf,
 
 /*
  * Some victims legitimately leave the worker little: one exits on its own,
- * one has a thread that may hold mmap_lock for write past the worker's
- * trylocks ("mmap_lock_contended" frees nothing), hugetlb pages are not
+ * one has a thread that may hold mmap_lock for write while the worker
+ * waits (the victim may free much itself meanwhile), hugetlb pages are not
  * RSS and stay for exit_mmap().  Measured with seeds 1-3: 99-100%; half.
  */
 #define AWKWARD_FREED_PCT	50
