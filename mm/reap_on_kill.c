@@ -649,6 +649,12 @@ static enum reap_on_kill_result reap_mm_locked(struct task_struct *victim,
 	 * check.  There the reader sees the file's contents, not what the
 	 * victim had written to its private copy.  The victim never runs
 	 * user code again to see either.
+	 *
+	 * The VMAs kept for the robust lists stay usable by the exit path:
+	 * what it reads there the victim wrote (list heads, held mutexes),
+	 * so a fault there is a swap-in, which MMF_UNSTABLE does not fail,
+	 * and reclaim no longer even swaps out anonymous folios that only an
+	 * MMF_UNSTABLE mm maps (folio_referenced_one()).
 	 */
 	mm_flags_set(MMF_UNSTABLE, mm);
 	before = reap_mm_private(mm);

@@ -3185,7 +3185,7 @@ static void holder_main(int fd, void *arg)
  * exit_mm() made can hand it to the worker.  Then the memory must come
  * back while the holder still sits in its pread().
  *
- * Fails without reap_on_kill_exit_mm(): reap_take_mm() finds no task with
+ * Fails without reap_on_kill_exit_mm(): reap_get_mm() finds no task with
  * an mm, the reap ends "exited", and the 64 MiB stay until the holder lets
  * go.  Also fails if the worker could not be held off (printed).
  */
