@@ -28,8 +28,9 @@
  *	its way out.  This closes the window in which every thread passed
  *	exit_mm() while a /proc reader, AIO or process_vm_readv() keeps the mm
  *	alive but out of reach of its tasks: either the kill path, the worker
- *	(under task_lock) or the last exiting thread pins it.  The worker then
- *	takes the pin and closes the slot, so a pin can never be left behind.
+ *	(under task_lock) or the last exiting thread pins it.  The worker
+ *	keeps the pin until the reap is over, then closes the slot, so a pin
+ *	can never be left behind.
  *
  * reap_on_kill_work()
  *	Leaves the mm alone if any other process uses it (a CLONE_VM partner,
@@ -38,7 +39,7 @@
  *	memory VMA by VMA under mmap_lock taken for read.  The lock is only
  *	ever trylocked: while a writer holds it (often the victim itself,
  *	throttled inside mmap() or munmap()), the work is queued again after
- *	a short delay instead of waiting, see reap_retry_delay().  Remote
+ *	a short delay instead of waiting, see reap_retry().  Remote
  *	readers get errors, not zeroes, for reaped anonymous
  *	memory, and may read a reaped private file mapping's file contents,
  *	see reap_mm_locked().  Robust futex lists are honoured, see
@@ -82,18 +83,17 @@ static struct workqueue_struct *reap_on_kill_wq;
 /* Serializes writers of memcg->reap_on_kill and its propagation. */
 static DEFINE_MUTEX(reap_on_kill_mutex);
 
-/* The longest delay before the worker tries mmap_lock again, in ms. */
+/* The longest delay before the worker tries again, in ms ... */
 #define REAP_RETRY_MAX_MS	64
+/* ... and how long it keeps trying, see reap_retry(). */
+#define REAP_RETRY_TIMEOUT_MS	30000
 
 /* Distinct VMAs the robust futex lists may keep alive, see below. */
 #define REAP_KEEP_MAX		16
 
-/* Pages of the robust futex lists faulted in per walk, see below. */
-#define REAP_FAULT_MAX		32
-
 /*
- * Robust list entries and threads the worker looks at, in all, before it
- * gives up and keeps the whole address space: the walk runs under RCU.
+ * Words of robust futex lists the worker reads in one walk before it gives
+ * up and keeps the whole address space: the walk runs under RCU.
  */
 #define REAP_ROBUST_BUDGET	65536
 
@@ -104,10 +104,7 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
 struct reap_keep {
 	unsigned int nr;
 	unsigned int budget;	/* reads left, see REAP_ROBUST_BUDGET */
-	unsigned int nr_faults;
 	struct vm_area_struct *vma[REAP_KEEP_MAX];
-	/* Addresses the walk found readable but not resident. */
-	unsigned long fault[REAP_FAULT_MAX];
 };
 
 /*
@@ -334,24 +331,9 @@ static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
 	return true;
 }
 
-/* Note a page to fault in for the next walk; false if there is no room. */
-static bool reap_note_fault(struct reap_keep *keep, unsigned long addr)
-{
-	unsigned int i;
-
-	addr &= PAGE_MASK;
-	for (i = 0; i < keep->nr_faults; i++)
-		if (keep->fault[i] == addr)
-			return true;
-	if (keep->nr_faults == REAP_FAULT_MAX)
-		return false;
-	keep->fault[keep->nr_faults++] = addr;
-	return true;
-}
-
 /**
  * reap_read_user - read the victim's memory as the exit path will
- * @keep: the walk's state: its read budget, the pages to fault in
+ * @keep: the walk's state, with its read budget
  * @mm: the victim's address space, in use by this kthread
  * @dst: where to copy to
  * @uptr: where the victim's exit path reads
@@ -360,13 +342,13 @@ static bool reap_note_fault(struct reap_keep *keep, unsigned long addr)
  * Return: 0 if @dst was filled in; -EFAULT where the exit path's read will
  * fail too (nothing mapped readable there), so that it stops walking the
  * list; -EAGAIN if the page is mapped but not resident (swapped out, say),
- * noted for reap_fault_in(); -E2BIG once the budget is spent.
+ * which only the exit path's own fault will bring back; -E2BIG once the
+ * budget is spent.
  */
 static int reap_read_user(struct reap_keep *keep, struct mm_struct *mm,
 			  void *dst, const void __user *uptr, size_t size)
 {
 	unsigned long addr = untagged_addr_remote(mm, (unsigned long)uptr);
-	unsigned long last = addr + size - 1;
 	struct vm_area_struct *vma;
 
 	if (!keep->budget--)
@@ -375,10 +357,8 @@ static int reap_read_user(struct reap_keep *keep, struct mm_struct *mm,
 		return 0;
 
 	vma = vma_lookup(mm, addr);
-	if (!vma || !(vma->vm_flags & VM_READ) || last >= vma->vm_end)
+	if (!vma || !(vma->vm_flags & VM_READ) || addr + size > vma->vm_end)
 		return -EFAULT;
-	if (!reap_note_fault(keep, addr) || !reap_note_fault(keep, last))
-		return -ENOBUFS;
 	return -EAGAIN;
 }
 
@@ -451,67 +431,6 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
 	return 0;
 }
 
-/*
- * One walk of every thread's list, under RCU and without faulting.
- * Return: 0, -EAGAIN if pages must be faulted in first, or an error.
- */
-static int reap_walk_robust_lists(struct reap_keep *keep,
-				  struct task_struct *victim,
-				  struct mm_struct *mm)
-{
-	struct robust_list_head __user *head;
-	struct task_struct *t;
-	bool again = false;
-	int ret = 0;
-
-	keep->nr = 0;
-	keep->nr_faults = 0;
-	rcu_read_lock();
-	for_each_thread(victim, t) {
-#ifdef CONFIG_COMPAT
-		if (READ_ONCE(t->futex.compat_robust_list)) {
-			ret = -EOPNOTSUPP;
-			break;
-		}
-#endif
-		head = READ_ONCE(t->futex.robust_list);
-		if (!head)
-			continue;
-		ret = reap_keep_robust_list(keep, mm, head);
-		if (ret == -EAGAIN) {
-			/* On with the other threads, to fault in at once. */
-			again = true;
-			ret = 0;
-		} else if (ret == -ENOBUFS) {
-			again = true;
-			ret = 0;
-			break;
-		} else if (ret) {
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return ret ?: (again ? -EAGAIN : 0);
-}
-
-/*
- * Fault in the pages the last walk found mapped but not resident, as the
- * exit path's own reads would: say, the list head in the TLS of an idle
- * thread whose stack was swapped out.  This comes before MMF_UNSTABLE,
- * which would fail such faults, and with mmap_lock held for reading, as
- * fixup_user_fault() wants.  It is not a user fault: a memory cgroup at
- * its limit gets no OOM kill from it, we get an error, and keep all.
- */
-static int reap_fault_in(struct reap_keep *keep, struct mm_struct *mm)
-{
-	unsigned int i;
-
-	for (i = 0; i < keep->nr_faults; i++)
-		if (fixup_user_fault(mm, keep->fault[i], 0, NULL))
-			return -EFAULT;
-	return 0;
-}
-
 /**
  * reap_keep_robust_lists - find what the victim's exit path still needs
  * @keep: VMAs to leave in place
@@ -528,38 +447,52 @@ static int reap_fault_in(struct reap_keep *keep, struct mm_struct *mm)
  * all.  Otherwise we walk the list as the exit path will and keep every VMA
  * it touches that the reap would unmap; the rest is reaped at once.
  *
- * The lists are read under kthread_use_mm(), after reap_fence_user_mode()
- * stopped user space from changing them; what the kernel may still change
- * on the victim's behalf, and the one window we accept (a thread inside
- * set_robust_list()), are described there.  Reads do not fault, as the
- * walk holds RCU: the pages a walk could not read are faulted in, up to
- * REAP_FAULT_MAX at a time, and the lists are walked again.  Where the exit
- * path's own read will fail, its walk of that list ends, and so does ours.
- * A compat list, a list spread over more than REAP_KEEP_MAX VMAs, a page
- * that cannot be faulted in, or more than REAP_ROBUST_BUDGET reads in all
- * (walks included) keep the whole address space.
+ * The lists are read without faulting, under kthread_use_mm(), after
+ * reap_fence_user_mode() stopped user space from changing them; what the
+ * kernel may still change on the victim's behalf, and the one window we
+ * accept (a thread inside set_robust_list()), are described there.  Where
+ * the exit path's own read will fail, its walk of that list ends, and so
+ * does ours.  A list in a page that is mapped but not resident (the head
+ * in the TLS of an idle thread that was swapped out) we do not fault in
+ * ourselves: a fault from here may charge a memory cgroup at its limit and
+ * invoke its OOM killer on the victim's behalf, or wait for ever on a dead
+ * file server.  We leave it to that thread's exit path, which faults it in
+ * as it would without us, and come back once it cleared its list pointer.
+ * A compat list, a list spread over more than REAP_KEEP_MAX VMAs, or more
+ * than REAP_ROBUST_BUDGET reads in all keep the whole address space.
  *
- * Return: 0, or a negative errno if nothing may be reaped.
+ * Return: 0; -EAGAIN to try again later; another negative errno if nothing
+ * may be reaped.
  */
 static int reap_keep_robust_lists(struct reap_keep *keep,
 				  struct task_struct *victim,
 				  struct mm_struct *mm)
 {
-	int ret;
+	struct robust_list_head __user *head;
+	struct task_struct *t;
+	int ret = 0;
 
 	reap_fence_user_mode(victim);
 	keep->budget = REAP_ROBUST_BUDGET;
-	for (;;) {
-		kthread_use_mm(mm);
-		ret = reap_walk_robust_lists(keep, victim, mm);
-		kthread_unuse_mm(mm);
-		if (ret != -EAGAIN)
-			return ret;
-		ret = reap_fault_in(keep, mm);
+	kthread_use_mm(mm);
+	rcu_read_lock();
+	for_each_thread(victim, t) {
+#ifdef CONFIG_COMPAT
+		if (READ_ONCE(t->futex.compat_robust_list)) {
+			ret = -EOPNOTSUPP;
+			break;
+		}
+#endif
+		head = READ_ONCE(t->futex.robust_list);
+		if (!head)
+			continue;
+		ret = reap_keep_robust_list(keep, mm, head);
 		if (ret)
-			return ret;
-		cond_resched();
+			break;
 	}
+	rcu_read_unlock();
+	kthread_unuse_mm(mm);
+	return ret;
 }
 #else /* !CONFIG_FUTEX: no robust futex lists to honour */
 static int reap_keep_robust_lists(struct reap_keep *keep,
@@ -632,10 +565,15 @@ static enum reap_on_kill_result reap_mm_locked(struct task_struct *victim,
 	 */
 	if (mm_flags_test(MMF_OOM_SKIP, mm))
 		return REAP_ON_KILL_DONE_ELSEWHERE;
-	if (keep && reap_keep_robust_lists(keep, victim, mm)) {
-		/* No reap, so no VMA kept out of one: kept_vmas reports 0. */
-		keep->nr = 0;
-		return REAP_ON_KILL_ROBUST_UNKNOWN;
+	if (keep) {
+		int ret = reap_keep_robust_lists(keep, victim, mm);
+
+		if (ret) {
+			/* No reap, so no VMA kept out of one: kept_vmas 0. */
+			keep->nr = 0;
+			return ret == -EAGAIN ? REAP_ON_KILL_ROBUST_NOT_RESIDENT :
+						REAP_ON_KILL_ROBUST_UNKNOWN;
+		}
 	}
 
 	/*
@@ -774,22 +712,6 @@ static enum reap_on_kill_result reap_mm(struct task_struct *victim,
 }
 
 /*
- * mmap_lock is only ever trylocked, so that a writer cannot wedge a worker:
- * the writer is often the victim itself, throttled or starved in the middle
- * of mmap(), munmap(), brk() or fork(), which is just when the reap is
- * needed.  Between attempts the worker holds no reference but the mm pin,
- * and the delay doubles from 1 ms to REAP_RETRY_MAX_MS: the memory comes
- * back at most that long after the writer lets go.  Attempts end when the
- * lock is ours or when exit_mmap() set MMF_OOM_SKIP, which the victim's
- * exit reaches at the latest; each costs a timer and a trylock.
- */
-static unsigned long reap_retry_delay(unsigned int attempts)
-{
-	return msecs_to_jiffies(1U << min(attempts - 1,
-					  ilog2(REAP_RETRY_MAX_MS)));
-}
-
-/*
  * memory.events:kill_reap counts the reaps that gave memory back, which is
  * what an admin watching it wants to know, not every reap that ran: one
  * that found only hugetlb, PFN, shared or clean file mappings, or an
@@ -797,9 +719,12 @@ static unsigned long reap_retry_delay(unsigned int attempts)
  *
  * It is counted where the tracepoints report it: in the memory cgroup the
  * victim was in when it was killed (and, in memory.events, its ancestors),
- * which is also the one its pages are charged to.  That cgroup is known by
- * ID only: pinning it from the kill path would keep a removed cgroup until
- * the worker ran.  If it is gone, the victim's cgroup of now stands in.
+ * which, unless the victim moved since it allocated, is the one its pages
+ * are charged to.  That cgroup is known by ID only: pinning it from the
+ * kill path would keep a removed cgroup until the worker ran.  If it is
+ * gone, the victim's cgroup of now stands in.  freed counts pages that
+ * left the victim's page tables; one shared copy-on-write with a forked
+ * child stays in memory with the child.
  */
 static void reap_count_event(struct reap_on_kill *rok)
 {
@@ -842,6 +767,48 @@ static u64 reap_ns_between(u64 from, u64 to)
 	return to > from ? to - from : 0;
 }
 
+/**
+ * reap_retry - come back later if the reap could not be done now
+ * @rok: the reap
+ * @result: how this attempt ended
+ *
+ * Two things make the worker wait rather than give up, both because the
+ * victim is in the middle of something it will finish on its way out:
+ * mmap_lock held for writing (or with a writer queued), often by the
+ * victim itself, throttled or starved inside mmap(), munmap(), brk() or
+ * fork(), which is just when the reap is needed; and a robust futex list
+ * in pages that are not resident, which its thread's exit path will fault
+ * in (see reap_keep_robust_lists()).  mmap_lock is only ever trylocked, so
+ * that a writer cannot wedge a worker; the work is queued again instead,
+ * holding the task reference and the mm pin but no mm_users reference.
+ *
+ * The delay doubles from a jiffy up to REAP_RETRY_MAX_MS, so the memory
+ * comes back at most that long after the victim let go.  Each attempt
+ * costs a timer, a trylock and, for a robust list, a walk of the lists
+ * within their budget.  Attempts end when the reap could be done, when
+ * exit_mmap() set MMF_OOM_SKIP, or after REAP_RETRY_TIMEOUT_MS: a victim
+ * stuck that long (in D state with mmap_lock held, say) frees its memory
+ * itself, if ever, and the reap ends with @result.
+ *
+ * Return: true if the work was queued again.
+ */
+static bool reap_retry(struct reap_on_kill *rok,
+		       enum reap_on_kill_result result)
+{
+	unsigned int shift = min(rok->attempts - 1, ilog2(REAP_RETRY_MAX_MS));
+	u64 waited = reap_ns_between(rok->started_ns, local_clock());
+
+	if (result != REAP_ON_KILL_CONTENDED &&
+	    result != REAP_ON_KILL_ROBUST_NOT_RESIDENT)
+		return false;
+	if (waited > (u64)REAP_RETRY_TIMEOUT_MS * NSEC_PER_MSEC)
+		return false;
+	/* Not queued by anyone else: the work runs once at a time. */
+	queue_delayed_work(reap_on_kill_wq, &rok->dwork,
+			   msecs_to_jiffies(1U << shift));
+	return true;
+}
+
 /* The end of a reap: report it, then drop what the kill path took. */
 static void reap_finish(struct reap_on_kill *rok,
 			enum reap_on_kill_result result, unsigned long freed,
@@ -877,14 +844,10 @@ static void reap_on_kill_work(struct work_struct *work)
 							 rok->started_ns));
 	}
 
-	result = mm ? reap_mm(rok->task, mm, &keep, &freed) : REAP_ON_KILL_EXITED;
-	if (result == REAP_ON_KILL_CONTENDED) {
-		/* Not requeued by anyone else: the work runs once at a time. */
-		queue_delayed_work(reap_on_kill_wq, &rok->dwork,
-				   reap_retry_delay(rok->attempts));
-		return;
-	}
-	reap_finish(rok, result, freed, keep.nr);
+	result = mm ? reap_mm(rok->task, mm, &keep, &freed) :
+		      REAP_ON_KILL_EXITED;
+	if (!reap_retry(rok, result))
+		reap_finish(rok, result, freed, keep.nr);
 }
 
 /*
@@ -972,8 +935,8 @@ static int __init reap_on_kill_init(void)
 	 * cpuset or nice level, and one worker per victim so that many
 	 * victims are reaped in parallel.  WQ_MEM_RECLAIM provides a rescuer,
 	 * as memory is short when we are needed most; the rescuer runs items
-	 * one by one, and none waits long: mmap_lock is only trylocked, and
-	 * only a robust list page in swap is waited for.
+	 * one by one, and none of them sleeps for a lock or faults memory in:
+	 * whatever the victim holds is waited for by queueing the work again.
 	 */
 	reap_on_kill_wq = alloc_workqueue("reap_on_kill",
 					  WQ_UNBOUND | WQ_HIGHPRI |

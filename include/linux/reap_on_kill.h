@@ -28,10 +28,13 @@ struct seq_file;
  *	("shared")
  * @REAP_ON_KILL_DONE_ELSEWHERE: the OOM reaper or exit_mmap() got there
  *	first ("done_elsewhere")
- * @REAP_ON_KILL_CONTENDED: mmap_lock was write-locked; the worker tries
- *	again later, so a reap never ends with it
+ * @REAP_ON_KILL_CONTENDED: mmap_lock stayed write-locked while the worker
+ *	tried again for REAP_RETRY_TIMEOUT_MS ("mmap_lock_contended")
  * @REAP_ON_KILL_ROBUST_UNKNOWN: robust futex lists that could not be
  *	followed kept the whole address space ("robust_list_unreadable")
+ * @REAP_ON_KILL_ROBUST_NOT_RESIDENT: a robust futex list stayed in pages
+ *	that are not resident, and its thread did not run its exit path,
+ *	while the worker tried again ("robust_list_not_resident")
  *
  * Reported by the reap_on_kill_finish tracepoint.
  */
@@ -43,6 +46,7 @@ enum reap_on_kill_result {
 	REAP_ON_KILL_DONE_ELSEWHERE,
 	REAP_ON_KILL_CONTENDED,
 	REAP_ON_KILL_ROBUST_UNKNOWN,
+	REAP_ON_KILL_ROBUST_NOT_RESIDENT,
 };
 
 DECLARE_STATIC_KEY_FALSE(reap_on_kill_key);

@@ -14,10 +14,11 @@ struct task_struct;
 /**
  * struct reap_on_kill - a killed process's pending expedited reap
  * @dwork: runs the reap on reap_on_kill_wq, at once, and again after a
- *	delay while mmap_lock is write-locked
+ *	delay while the victim holds mmap_lock for writing or has a robust
+ *	futex list out of memory
  * @mm: the address space to reap, pinned with mmgrab(), or NULL if no
  *	task had it at hand yet; set once, by cmpxchg(), and closed by the
- *	worker when it takes the pin (see __reap_on_kill_pin_mm())
+ *	worker when the reap is over (see __reap_on_kill_pin_mm())
  * @task: the thread the fatal signal was sent to, referenced until the
  *	reap is done
  * @memcg_id: cgroup ID of the victim's memory cgroup at kill time

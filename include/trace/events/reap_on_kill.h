@@ -14,15 +14,18 @@ TRACE_DEFINE_ENUM(REAP_ON_KILL_PARTIAL);
 TRACE_DEFINE_ENUM(REAP_ON_KILL_EXITED);
 TRACE_DEFINE_ENUM(REAP_ON_KILL_SHARED);
 TRACE_DEFINE_ENUM(REAP_ON_KILL_DONE_ELSEWHERE);
+TRACE_DEFINE_ENUM(REAP_ON_KILL_CONTENDED);
 TRACE_DEFINE_ENUM(REAP_ON_KILL_ROBUST_UNKNOWN);
+TRACE_DEFINE_ENUM(REAP_ON_KILL_ROBUST_NOT_RESIDENT);
 
 /*
  * memcg_id is the cgroup ID of the victim's memory cgroup at the kill,
  * which is the inode number of its cgroupfs directory.  delay_ns (queued
  * to started) and duration_ns (started to finished) are local_clock()
- * differences, 0 if the clocks of two CPUs made one negative; duration_ns
- * includes the waits for mmap_lock, which the worker tried retries times
- * more than once.  freed is how much anonymous memory and swap the reap
+ * differences, 0 if the clocks of two CPUs made one negative.  retries is
+ * how often the worker came back later (mmap_lock write-locked, a robust
+ * list not resident), and duration_ns includes those waits.  freed is how
+ * much anonymous memory and swap the reap
  * gave back, and kept_vmas how many VMAs it left for robust futexes: both
  * 0 unless result is reaped or partial.
  */
@@ -86,7 +89,10 @@ TRACE_EVENT(reap_on_kill_finish,
 				       { REAP_ON_KILL_EXITED, "exited" },
 				       { REAP_ON_KILL_SHARED, "shared" },
 				       { REAP_ON_KILL_DONE_ELSEWHERE, "done_elsewhere" },
-				       { REAP_ON_KILL_ROBUST_UNKNOWN, "robust_list_unreadable" }),
+				       { REAP_ON_KILL_CONTENDED, "mmap_lock_contended" },
+				       { REAP_ON_KILL_ROBUST_UNKNOWN, "robust_list_unreadable" },
+				       { REAP_ON_KILL_ROBUST_NOT_RESIDENT,
+					 "robust_list_not_resident" }),
 		      __entry->retries)
 );
 

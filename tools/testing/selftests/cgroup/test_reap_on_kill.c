@@ -2292,11 +2292,14 @@ static void swapped_head_victim(int fd, void *arg)
 
 /*
  * The robust list head of an idle thread of the victim is in swap, as it
- * is under memory pressure, when the reap matters most.  The head cannot
- * be read without faulting, and the walk of the lists runs without; the
- * worker faults the page in, as the exit path would, and walks again: the
- * list is empty, so everything is reaped.  Fails if a non-resident head
- * keeps the whole address space (result=robust_list_unreadable, freed 0).
+ * is under memory pressure, when the reap matters most.  The worker reads
+ * the lists without faulting, and does not fault the head in itself (a
+ * fault from the worker could invoke the cgroup's OOM killer, or hang on a
+ * file server): it comes back once that thread's exit path, starved as it
+ * is, faulted the head in and processed its list, and then reaps all the
+ * rest.  Fails if a non-resident head keeps the whole address space
+ * (result=robust_list_unreadable or robust_list_not_resident, freed 0),
+ * or if the reap did not have to wait (retries=0: the test proved nothing).
  */
 static int test_robust_head_swapped(const char *root)
 {
@@ -2334,11 +2337,14 @@ static int test_robust_head_swapped(const char *root)
 		goto out;
 	sleep_ms(200);
 	if (kill(pid, SIGKILL) ||
-	    !reaped_at_least(pid, size / 1024 * 3 / 4, &fin))
+	    !trace_wait("reap_on_kill_finish", pid, &fin, 40 * SECOND))
 		goto out;
 	ksft_print_msg("an idle thread's robust list head in swap: %s\n",
 		       fin.fields);
-	ret = KSFT_PASS;
+	if (trace_is(&fin, "result", "reaped") &&
+	    trace_field(&fin, "freed") >= (long long)size / 1024 * 3 / 4 &&
+	    trace_field(&fin, "retries") >= 1)
+		ret = KSFT_PASS;
 out:
 	if (cg.leaf)
 		end_starve(cg.parent, cg.leaf, hog);
