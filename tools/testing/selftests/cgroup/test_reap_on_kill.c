@@ -2498,6 +2498,7 @@ static int test_oom_score_kept(const char *root)
 {
 	struct victim_args a = { .size = MB(64), .mode = V_PAUSE };
 	long before, after = -1;
+	char *hog_cg = NULL;
 	struct trace_event fin;
 	struct pair cg = { };
 	int ret = KSFT_FAIL, status;
@@ -2514,6 +2515,10 @@ static int test_oom_score_kept(const char *root)
 	if (pid < 0)
 		goto out;
 	hog = starve_beside_hog(cg.parent, cg.leaf, pid);
+	hog_cg = cg_name(cg.parent, "hog");
+	/* 0.01% of the CPU: the killed victim keeps its mm for seconds. */
+	if (!hog_cg || cg_write(hog_cg, "cpu.weight", "10000"))
+		goto out;
 	sleep_ms(200);
 	before = oom_score(pid);
 	if (hog < 0 || before <= 0 || kill(pid, SIGKILL) ||
@@ -2536,6 +2541,7 @@ out:
 	}
 	trace_end();
 	pair_destroy(&cg);
+	free(hog_cg);
 	return ret;
 }
 
