@@ -2496,7 +2496,11 @@ static bool has_mm(pid_t pid)
  */
 static int test_oom_score_kept(const char *root)
 {
-	struct victim_args a = { .size = MB(64), .mode = V_PAUSE };
+	/*
+	 * Spinning, the victim has used its share of the CPU when it is
+	 * killed: no lag owed to it that would let it run its exit at once.
+	 */
+	struct victim_args a = { .size = MB(64), .mode = V_PAUSE, .spin = true };
 	long before, after = -1;
 	char *hog_cg = NULL;
 	struct trace_event fin;
