@@ -839,7 +839,7 @@ static void reap_on_kill_work(struct work_struct *work)
 	if (!rok->attempts++) {
 		rok->started_ns = local_clock();
 		trace_reap_on_kill_start(rok->task, rok->memcg_id,
-					 mm ? get_mm_rss_sum(mm) : 0,
+					 mm ? reap_mm_private(mm) : 0,
 					 reap_ns_between(rok->queued_ns,
 							 rok->started_ns));
 	}

@@ -24,10 +24,11 @@ TRACE_DEFINE_ENUM(REAP_ON_KILL_ROBUST_NOT_RESIDENT);
  * to started) and duration_ns (started to finished) are local_clock()
  * differences, 0 if the clocks of two CPUs made one negative.  retries is
  * how often the worker came back later (mmap_lock write-locked, a robust
- * list not resident), and duration_ns includes those waits.  freed is how
- * much anonymous memory and swap the reap
- * gave back, and kept_vmas how many VMAs it left for robust futexes: both
- * 0 unless result is reaped or partial.
+ * list not resident), and duration_ns includes those waits.  anon_swap is
+ * the victim's anonymous memory and swap when the worker first ran, which
+ * is what a reap can give back; freed is how much of it the reap gave
+ * back, and kept_vmas how many VMAs it left for robust futexes: both 0
+ * unless result is reaped or partial.
  */
 TRACE_EVENT(reap_on_kill_queue,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id, bool mm_pinned),
@@ -44,19 +45,20 @@ TRACE_EVENT(reap_on_kill_queue,
 
 TRACE_EVENT(reap_on_kill_start,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id,
-		     unsigned long rss, u64 delay_ns),
-	    TP_ARGS(task, memcg_id, rss, delay_ns),
+		     unsigned long anon_swap, u64 delay_ns),
+	    TP_ARGS(task, memcg_id, anon_swap, delay_ns),
 	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(u64, memcg_id)
-			     __field(unsigned long, rss)
+			     __field(unsigned long, anon_swap)
 			     __field(u64, delay_ns)),
 	    TP_fast_assign(__entry->pid = task->tgid;
 			   __entry->memcg_id = memcg_id;
-			   __entry->rss = rss;
+			   __entry->anon_swap = anon_swap;
 			   __entry->delay_ns = delay_ns;),
-	    TP_printk("pid=%d memcg_id=%llu rss=%lukB delay_ns=%llu",
+	    TP_printk("pid=%d memcg_id=%llu anon_swap=%lukB delay_ns=%llu",
 		      __entry->pid, __entry->memcg_id,
-		      __entry->rss << (PAGE_SHIFT - 10), __entry->delay_ns)
+		      __entry->anon_swap << (PAGE_SHIFT - 10),
+		      __entry->delay_ns)
 );
 
 TRACE_EVENT(reap_on_kill_finish,

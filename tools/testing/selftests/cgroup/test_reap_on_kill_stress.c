@@ -15,9 +15,10 @@
  *  - only covered cgroups queue reaps (the queue event's cgroup ID);
  *  - memory.events:kill_reap of the test's cgroup equals the number of
  *    reaps that unmapped memory;
- *  - the reaps freed at least a share, stated per test, of the RSS the
- *    worker found (the finish and start events): a worker that gives up
- *    without unmapping fails every test whose covered victims it sees;
+ *  - the reaps freed at least a share, stated per test, of the anonymous
+ *    memory and swap the worker found (the finish and start events): a
+ *    worker that gives up without unmapping fails every test whose
+ *    covered victims it sees;
  *  - nothing that was not killed lost memory (checksums).
  *
  * Kernel reports (KASAN, lockdep, WARN, hung tasks) are the harness's to
@@ -174,7 +175,7 @@ struct event {
 	int type;
 	long long ts;			/* ns, CLOCK_MONOTONIC (trace_clock mono) */
 	unsigned long long memcg_id;
-	unsigned long long rss_kb;	/* start */
+	unsigned long long anon_kb;	/* start */
 	long long delay_ns;		/* start: queued until the worker ran */
 	unsigned long long freed_kb;	/* finish */
 	unsigned long long kept_vmas;	/* finish */
@@ -239,8 +240,8 @@ static void trace_parse_line(struct trace_log *log, const char *line)
 	if (!p || sscanf(p, " pid=%d memcg_id=%llu", &e.pid, &e.memcg_id) != 2)
 		goto bad;
 	if (e.type == EV_START) {
-		p = strstr(p, " rss=");
-		if (!p || sscanf(p, " rss=%llukB delay_ns=%lld", &e.rss_kb,
+		p = strstr(p, " anon_swap=");
+		if (!p || sscanf(p, " anon_swap=%llukB delay_ns=%lld", &e.anon_kb,
 				 &e.delay_ns) != 2)
 			goto bad;
 	} else if (e.type == EV_FINISH) {
@@ -314,28 +315,30 @@ static bool freed_memory(const struct event *e)
  * check_reaps() over its rounds (each round empties the trace); main()
  * resets it before each test.
  *
- * freed is how much the RSS dropped while the worker ran, so it would also
+ * freed is how much the victim's anonymous memory and swap dropped while
+ * the worker ran (of anon_swap, what the worker found), so it would also
  * count what the victim's own exit path unmapped meanwhile, if the victim
  * was already in exit_mmap() (while the worker holds mm_users, it cannot
  * be).  Only reaps that say they unmapped ("reaped", "partial") count:
  * a worker that gives up reports another result, or frees nothing.
  */
 static struct {
-	unsigned long long rss_kb, freed_kb;
+	unsigned long long anon_kb, freed_kb;
 	int reaps;
 } totals;
 
 /*
- * The reaps freed at least pct% of the RSS the worker found at their start
+ * The reaps freed at least pct% of the anonymous memory and swap the worker
+ * found at their start
  * (a victim that got out first leaves less, and the worker finds no mm at
  * all once it is gone: that is no failure).  A worker that unmaps nothing
  * fails here, as does one that never sees an address space.
  */
 static int check_freed(const char *what, int pct)
 {
-	unsigned long long rss = totals.rss_kb, freed = totals.freed_kb;
+	unsigned long long rss = totals.anon_kb, freed = totals.freed_kb;
 
-	ksft_print_msg("%s: %d reaps freed %llu kB of %llu kB RSS found (%llu%%, want >= %d%%)\n",
+	ksft_print_msg("%s: %d reaps freed %llu kB of %llu kB anon+swap found (%llu%%, want >= %d%%)\n",
 		       what, totals.reaps, freed, rss, rss ? 100 * freed / rss : 0,
 		       pct);
 	if (!rss || 100 * freed < pct * rss) {
@@ -366,7 +369,7 @@ static int check_reaps(struct cgs *c, struct trace_log *log, bool report)
 		struct event *e = &log->ev[i];
 
 		if (e->type == EV_START) {
-			totals.rss_kb += e->rss_kb;
+			totals.anon_kb += e->anon_kb;
 			continue;
 		}
 		if (e->type == EV_FINISH) {
