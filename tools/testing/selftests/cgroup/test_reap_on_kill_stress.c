@@ -338,7 +338,7 @@ static int check_freed(const char *what, int pct)
 {
 	unsigned long long rss = totals.anon_kb, freed = totals.freed_kb;
 
-	ksft_print_msg("%s: %d reaps freed %llu kB of %llu kB anon+swap found (%llu%%, want >= %d%%)\n",
+	ksft_print_msg("%s: %d reaps freed %llu of %llu kB anon+swap (%llu%%, want >= %d%%)\n",
 		       what, totals.reaps, freed, rss, rss ? 100 * freed / rss : 0,
 		       pct);
 	if (!rss || 100 * freed < pct * rss) {
