@@ -56,12 +56,12 @@
 #include <linux/cgroup.h>
 #include <linux/compat.h>
 #include <linux/futex.h>
-#include <linux/kthread.h>
+#include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
-#include <linux/mmu_context.h>
 #include <linux/oom.h>
+#include <linux/pagewalk.h>
 #include <linux/reap_on_kill.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/mm.h>
@@ -331,35 +331,65 @@ static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
 	return true;
 }
 
+/*
+ * Read @size bytes at @addr, within one page, through the page tables, as
+ * the victim's own read will find them but without faulting: whatever the
+ * PTE's protection bits say (NUMA hinting, access bit aged, protection
+ * keys, which a kthread's view of user memory would trip over), a present
+ * page is read.  Called with mmap_lock held and under RCU, so a hugetlb
+ * VMA, whose walk may sleep for its VMA lock, is not read.
+ *
+ * Return: 0 if @dst was filled in; -EFAULT where the victim's read will
+ * fault for good (no VMA there, or one it may not access), so that it
+ * stops walking the list; -EAGAIN where it would have to fault the page
+ * in (swapped out, under migration, a userfaultfd or guard region), or
+ * for a hugetlb page.
+ */
+static int reap_read_page(struct mm_struct *mm, void *dst, unsigned long addr,
+			  size_t size)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
+	struct folio_walk fw;
+	void *kaddr;
+
+	if (!vma || !vma_is_accessible(vma))
+		return -EFAULT;
+	if (is_vm_hugetlb_page(vma))
+		return -EAGAIN;
+	if (!folio_walk_start(&fw, vma, addr, FW_ZEROPAGE))
+		return -EAGAIN;
+	kaddr = kmap_local_page(fw.page);
+	memcpy(dst, kaddr + offset_in_page(addr), size);
+	kunmap_local(kaddr);
+	folio_walk_end(&fw, vma);
+	return 0;
+}
+
 /**
  * reap_read_user - read the victim's memory as the exit path will
  * @keep: the walk's state, with its read budget
- * @mm: the victim's address space, in use by this kthread
+ * @mm: the victim's address space, with mmap_lock held
  * @dst: where to copy to
  * @uptr: where the victim's exit path reads
  * @size: how much, less than a page
  *
- * Return: 0 if @dst was filled in; -EFAULT where the exit path's read will
- * fail too (nothing mapped readable there), so that it stops walking the
- * list; -EAGAIN if the page is mapped but not resident (swapped out, say),
- * which only the exit path's own fault will bring back; -E2BIG once the
+ * Return: 0, -EFAULT, -EAGAIN as for reap_read_page(), or -E2BIG once the
  * budget is spent.
  */
 static int reap_read_user(struct reap_keep *keep, struct mm_struct *mm,
 			  void *dst, const void __user *uptr, size_t size)
 {
 	unsigned long addr = untagged_addr_remote(mm, (unsigned long)uptr);
-	struct vm_area_struct *vma;
+	size_t first = min_t(size_t, size, PAGE_SIZE - offset_in_page(addr));
+	int ret;
 
 	if (!keep->budget--)
 		return -E2BIG;
-	if (!copy_from_user_nofault(dst, (const void __user *)addr, size))
-		return 0;
-
-	vma = vma_lookup(mm, addr);
-	if (!vma || !(vma->vm_flags & VM_READ) || addr + size > vma->vm_end)
-		return -EFAULT;
-	return -EAGAIN;
+	ret = reap_read_page(mm, dst, addr, first);
+	if (!ret && first < size)
+		ret = reap_read_page(mm, dst + first, addr + first,
+				     size - first);
+	return ret;
 }
 
 static int reap_fetch_entry(struct reap_keep *keep, struct mm_struct *mm,
@@ -447,19 +477,20 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
  * all.  Otherwise we walk the list as the exit path will and keep every VMA
  * it touches that the reap would unmap; the rest is reaped at once.
  *
- * The lists are read without faulting, under kthread_use_mm(), after
+ * The lists are read through the page tables, without faulting, after
  * reap_fence_user_mode() stopped user space from changing them; what the
  * kernel may still change on the victim's behalf, and the one window we
  * accept (a thread inside set_robust_list()), are described there.  Where
  * the exit path's own read will fail, its walk of that list ends, and so
- * does ours.  A list in a page that is mapped but not resident (the head
- * in the TLS of an idle thread that was swapped out) we do not fault in
- * ourselves: a fault from here may charge a memory cgroup at its limit and
- * invoke its OOM killer on the victim's behalf, or wait for ever on a dead
- * file server.  We leave it to that thread's exit path, which faults it in
- * as it would without us, and come back once it cleared its list pointer.
+ * does ours.  A list in a page the exit path would have to fault in (the
+ * head in the TLS of an idle thread that was swapped out, say) we do not
+ * fault in ourselves: a fault from here may charge a memory cgroup at its
+ * limit and invoke its OOM killer on the victim's behalf, or wait for ever
+ * on a dead file server.  We leave it to that thread's exit path, which
+ * faults it in as it would without us and then clears its list pointer;
+ * meanwhile nothing is reaped, and reap_retry() walks the lists again.
  * A compat list, a list spread over more than REAP_KEEP_MAX VMAs, or more
- * than REAP_ROBUST_BUDGET reads in all keep the whole address space.
+ * than REAP_ROBUST_BUDGET reads in one walk keep the whole address space.
  *
  * Return: 0; -EAGAIN to try again later; another negative errno if nothing
  * may be reaped.
@@ -474,7 +505,6 @@ static int reap_keep_robust_lists(struct reap_keep *keep,
 
 	reap_fence_user_mode(victim);
 	keep->budget = REAP_ROBUST_BUDGET;
-	kthread_use_mm(mm);
 	rcu_read_lock();
 	for_each_thread(victim, t) {
 #ifdef CONFIG_COMPAT
@@ -491,7 +521,6 @@ static int reap_keep_robust_lists(struct reap_keep *keep,
 			break;
 	}
 	rcu_read_unlock();
-	kthread_unuse_mm(mm);
 	return ret;
 }
 #else /* !CONFIG_FUTEX: no robust futex lists to honour */
@@ -592,7 +621,10 @@ static enum reap_on_kill_result reap_mm_locked(struct task_struct *victim,
 	 * what it reads there the victim wrote (list heads, held mutexes),
 	 * so a fault there is a swap-in, which MMF_UNSTABLE does not fail,
 	 * and reclaim no longer even swaps out anonymous folios that only an
-	 * MMF_UNSTABLE mm maps (folio_referenced_one()).
+	 * MMF_UNSTABLE mm maps (folio_referenced_one()).  Only the futex
+	 * word of a pending entry may be in a page never written, whose
+	 * fault MMF_UNSTABLE fails: a mutex the thread was about to take or
+	 * had just released in private memory no one else can wait on.
 	 */
 	mm_flags_set(MMF_UNSTABLE, mm);
 	before = reap_mm_private(mm);
@@ -672,8 +704,9 @@ out:
  *
  * While any of the victim's threads still holds the mm (mm_users), we take
  * a reference too, for as long as we hold mmap_lock: that keeps exit_mmap()
- * away while we look at the robust lists, and makes the page tables safe
- * for kthread_use_mm().  If the last one goes meanwhile, the teardown that
+ * away while we look at the robust lists, which every thread's exit path
+ * has walked by the time mm_users is zero.  If the last one goes
+ * meanwhile, the teardown that
  * our mmput_async() starts (exit_aio() may wait) runs on a system
  * workqueue.  Once mm_users is zero, the victim is in exit_mmap(), maybe
  * crawling through it at 1% of a CPU: we unmap alongside it, as the OOM
