@@ -3353,7 +3353,8 @@ static void quota_eater(int fd, void *arg)
  */
 static int migrate_round(const char *root, bool remove)
 {
-	struct victim_args a = { .size = MB(64), .mode = V_PAUSE };
+	/* Spinning: no lag owed to it lets it run its exit at once. */
+	struct victim_args a = { .size = MB(64), .mode = V_PAUSE, .spin = true };
 	struct trace_event queue, fin;
 	struct worker_hold hold = { };
 	int ret = -1, status, err;
