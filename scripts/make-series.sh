@@ -101,7 +101,7 @@ done
 # build_at COMMIT NAME: build the kernel (and the selftests if the commit
 # touches them) as of COMMIT; prints "ok (Ns)" or "FAILED ...".
 build_at() {
-	local commit=$1 name=$2 log=$BUILD/logs/series-$2.log start files
+	local commit=$1 name=$2 log=$BUILD/logs/series-$KBASE-$2.log start files
 	git -C "$wt" checkout -q --detach "$commit"
 	start=$(date +%s)
 	# Before the Kconfig patch the feature's symbol is unknown: allowed.
