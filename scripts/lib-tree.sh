@@ -60,20 +60,28 @@ tree_import() {
 # that tree_apply can give those the new series leaves unchanged their old
 # mtimes back, and an incremental build does not rebuild what includes them.
 tree_reset() {
-	local tree=$1 f
+	tree_save_mtimes "$1"
+	git -C "$1" reset -q --hard base
+	git -C "$1" clean -qfd
+}
+
+# tree_save_mtimes TREE [LIST]: remember the content and mtime of the files
+# TREE's commits touch, in LIST (default: in TREE's .git directory; a
+# worktree, whose .git is a file, names one).
+tree_save_mtimes() {
+	local tree=$1 list=${2:-$1/.git/reap-on-kill-mtimes} f
 	git -C "$tree" diff --name-only base HEAD -- |
 		while IFS= read -r f; do
 			[ -f "$tree/$f" ] || continue
 			printf '%s %s %s\n' "$(git -C "$tree" hash-object -- "$f")" \
 				"$(stat -c %.9Y "$tree/$f")" "$f"
-		done > "$tree/.git/reap-on-kill-mtimes"
-	git -C "$tree" reset -q --hard base
-	git -C "$tree" clean -qfd
+		done > "$list"
 }
 
-# tree_restore_mtimes TREE: see tree_reset.
+# tree_restore_mtimes TREE [LIST]: give the files of LIST (see
+# tree_save_mtimes) whose content is unchanged their old mtimes back.
 tree_restore_mtimes() {
-	local tree=$1 list=$1/.git/reap-on-kill-mtimes hash mtime f
+	local tree=$1 list=${2:-$1/.git/reap-on-kill-mtimes} hash mtime f
 	[ -f "$list" ] || return 0
 	while read -r hash mtime f; do
 		[ -f "$tree/$f" ] &&

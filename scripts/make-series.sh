@@ -33,8 +33,12 @@ if ! diff <(manifest_files) <(our_kernel_files | sort) >/dev/null; then
 fi
 
 step "composing the series in ${wt#"$TOP"/}"
+# Files the new series leaves as they were keep their mtimes, so that the
+# per-patch builds stay incremental from one run to the next.
+mtimes=$BUILD/.series-tree-$KBASE.mtimes
 if [ -d "$wt/.git" ] || [ -f "$wt/.git" ]; then
 	git -C "$wt" am --abort >/dev/null 2>&1 || true
+	tree_save_mtimes "$wt" "$mtimes"
 	git -C "$wt" checkout -q --detach -f base
 	git -C "$wt" clean -q -fdx
 else
@@ -59,6 +63,7 @@ for p in "$SERIES"/*.patch; do
 	done
 	git -C "$wt" commit -q --amend --no-edit
 done
+tree_restore_mtimes "$wt" "$mtimes"
 
 rm -rf "$out"
 mkdir -p "$out"
