@@ -646,6 +646,22 @@ static void spin(void)
 		__asm__ __volatile__("" ::: "memory");
 }
 
+/* Confine @pid (0: the caller) to @cpu. */
+static int pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* Confine @pid to the last CPU, which the tests starve victims on. */
+static int pin_last_cpu(pid_t pid)
+{
+	return pin(pid, sysconf(_SC_NPROCESSORS_ONLN) - 1);
+}
+
 /*
  * A busy loop pinned to the last CPU, in the cgroup "hog" beside @leaf
  * under @parent; @leaf gets cpu.weight 1 against the hog's default 100,
@@ -659,18 +675,14 @@ static pid_t starve_beside_hog(const char *parent, const char *leaf,
 			       pid_t victim)
 {
 	char *hog_cg = cg_name(parent, "hog");
-	cpu_set_t cpu;
 	pid_t hog = -1;
 
-	CPU_ZERO(&cpu);
-	CPU_SET(sysconf(_SC_NPROCESSORS_ONLN) - 1, &cpu);
 	if (!hog_cg || cg_create(hog_cg) || cg_write(leaf, "cpu.weight", "1") ||
-	    sched_setaffinity(victim, sizeof(cpu), &cpu))
+	    pin_last_cpu(victim))
 		goto out;
 	hog = fork();
 	if (hog == 0) {
-		if (cg_enter_current(hog_cg) ||
-		    sched_setaffinity(0, sizeof(cpu), &cpu))
+		if (cg_enter_current(hog_cg) || pin_last_cpu(0))
 			_exit(1);
 		spin();
 	}
@@ -2127,6 +2139,35 @@ out:
 	return ret;
 }
 
+/*
+ * Swap on a new swap file of @size in the cwd, for one test.
+ * Return: KSFT_PASS, KSFT_SKIP if the kernel refuses it, or KSFT_FAIL.
+ */
+static int swap_begin(size_t size)
+{
+	if (make_swapfile(size)) {
+		unlink(SWAPFILE);
+		return KSFT_FAIL;
+	}
+	if (swapon(SWAPFILE, 0)) {
+		ksft_print_msg("swapon %s: %s\n", SWAPFILE, strerror(errno));
+		unlink(SWAPFILE);
+		return KSFT_SKIP;
+	}
+	return KSFT_PASS;
+}
+
+/* The end of swap_begin(): @ret, or KSFT_FAIL if swapoff() failed. */
+static int swap_end(int ret)
+{
+	if (swapoff(SWAPFILE)) {
+		ksft_print_msg("swapoff %s: %s\n", SWAPFILE, strerror(errno));
+		ret = KSFT_FAIL;
+	}
+	unlink(SWAPFILE);
+	return ret;
+}
+
 static void swap_victim(int fd, void *arg)
 {
 	size_t size = *(size_t *)arg;
@@ -2158,19 +2199,14 @@ static int test_swapped_victim(const char *root)
 	struct trace_event fin;
 	struct pair cg = { };
 	int ret = KSFT_FAIL, status;
-	bool swap_on = false;
 	pid_t pid = -1;
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
-	if (make_swapfile(MB(96)))
-		goto out;
-	if (swapon(SWAPFILE, 0)) {
-		ksft_print_msg("swapon %s: %s\n", SWAPFILE, strerror(errno));
-		ret = KSFT_SKIP;
-		goto out;
-	}
-	swap_on = true;
+	ret = swap_begin(MB(96));
+	if (ret != KSFT_PASS)
+		return ret;
+	ret = KSFT_FAIL;
 	if (pair_create(root, &cg) ||
 	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
 	    trace_begin(reap_events))
@@ -2222,12 +2258,7 @@ out:
 	}
 	trace_end();
 	pair_destroy(&cg);
-	if (swap_on && swapoff(SWAPFILE)) {
-		ksft_print_msg("swapoff %s: %s\n", SWAPFILE, strerror(errno));
-		ret = KSFT_FAIL;
-	}
-	unlink(SWAPFILE);
-	return ret;
+	return swap_end(ret);
 }
 
 /* Whether this process's page at @addr is in swap, not present (pagemap). */
@@ -2266,16 +2297,12 @@ static void swapped_head_victim(int fd, void *arg)
 	size_t size = *(size_t *)arg, len;
 	struct robust_list_head *head;
 	char *buf = map_anon(size);
-	cpu_set_t cpu;
 	pthread_t t;
 	pid_t tid;
 	void *page;
 
 	memset(buf, 0x5a, size);
-	CPU_ZERO(&cpu);
-	CPU_SET(sysconf(_SC_NPROCESSORS_ONLN) - 1, &cpu);
-	if (sched_setaffinity(0, sizeof(cpu), &cpu) ||
-	    pthread_create(&t, NULL, idle_thread, NULL))
+	if (pin_last_cpu(0) || pthread_create(&t, NULL, idle_thread, NULL))
 		_exit(2);
 	while (!(tid = __atomic_load_n(&idle_tid, __ATOMIC_ACQUIRE)))
 		usleep(1000);
@@ -2312,19 +2339,14 @@ static int test_robust_head_swapped(const char *root)
 	struct pair cg = { };
 	int ret = KSFT_FAIL, status;
 	pid_t pid = -1, hog = -1;
-	bool swap_on = false;
 	uintptr_t head = 0;
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
-	if (make_swapfile(MB(16)))
-		goto out;
-	if (swapon(SWAPFILE, 0)) {
-		ksft_print_msg("swapon %s: %s\n", SWAPFILE, strerror(errno));
-		ret = KSFT_SKIP;
-		goto out;
-	}
-	swap_on = true;
+	ret = swap_begin(MB(16));
+	if (ret != KSFT_PASS)
+		return ret;
+	ret = KSFT_FAIL;
 	if (pair_create(root, &cg) ||
 	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
 	    trace_begin(reap_events))
@@ -2362,12 +2384,7 @@ out:
 	}
 	trace_end();
 	pair_destroy(&cg);
-	if (swap_on && swapoff(SWAPFILE)) {
-		ksft_print_msg("swapoff %s: %s\n", SWAPFILE, strerror(errno));
-		ret = KSFT_FAIL;
-	}
-	unlink(SWAPFILE);
-	return ret;
+	return swap_end(ret);
 }
 
 #define NR_SHARED_SEGMENTS	20
@@ -2582,16 +2599,12 @@ static void *mprotect_loop(void *arg)
 static void lock_holder_victim(int fd, void *arg)
 {
 	static struct lock_holder h;
-	cpu_set_t cpu;
 	pthread_t t;
 
-	CPU_ZERO(&cpu);
-	CPU_SET(sysconf(_SC_NPROCESSORS_ONLN) - 1, &cpu);
 	h.size = *(size_t *)arg;
 	h.buf = map_anon(h.size);
 	memset(h.buf, 0x5a, h.size);
-	if (sched_setaffinity(0, sizeof(cpu), &cpu) ||
-	    pthread_create(&t, NULL, mprotect_loop, &h))
+	if (pin_last_cpu(0) || pthread_create(&t, NULL, mprotect_loop, &h))
 		_exit(2);
 	child_ready(fd, 0);
 	for (;;)
@@ -3050,15 +3063,6 @@ static void *hog_fn(void *arg)
 	       now_ns() < h->deadline)
 		;
 	return NULL;
-}
-
-static int pin(pid_t pid, int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(pid, sizeof(set), &set);
 }
 
 static void release_worker(struct worker_hold *h)
