@@ -571,11 +571,10 @@ static unsigned long reap_mm_private(struct mm_struct *mm)
  * once exit_mmap() owns the mm: the robust lists were walked in exit_mm().
  *
  * *@freed is how far reap_mm_private() fell while we unmapped, read under
- * the lock and before our mm_users reference goes: the teardown that
- * mmput_async() may start is not ours.  It also includes what the victim
- * freed meanwhile: exit_mmap() when we reap beside it (no lock keeps it out
- * of our way), or a thread caught inside munmap() or madvise() after the
- * kill.  It stays 0 when the reap did not start.
+ * the lock.  It also includes what the victim freed meanwhile: exit_mmap()
+ * when we reap beside it (no lock keeps it out of our way), or a thread
+ * caught inside munmap() or madvise() after the kill.  It stays 0 when the
+ * reap did not start.
  */
 static enum reap_on_kill_result reap_mm_locked(struct task_struct *victim,
 					       struct mm_struct *mm,
@@ -661,8 +660,8 @@ static enum reap_on_kill_result reap_mm_locked(struct task_struct *victim,
  * reap: the other process may live on (CLONE_VM partner, vfork parent or
  * child), and even a dying one walks robust futex lists we do not see.
  *
- * Mostly, the victim's threads and we hold all of mm_users, and then no
- * other process can: every task whose ->mm is @mm holds a reference until
+ * Mostly, the victim's threads hold all of mm_users, and then no other
+ * process can: every task whose ->mm is @mm holds a reference until
  * after it cleared ->mm, and no process can start sharing it any more
  * (copy_process() fails in a group that is exiting).  We read mm_users
  * before the threads' ->mm, so a thread that drops both meanwhile is not
@@ -673,7 +672,7 @@ static enum reap_on_kill_result reap_mm_locked(struct task_struct *victim,
 static bool reap_mm_shared(struct task_struct *victim, struct mm_struct *mm)
 {
 	int users = atomic_read(&mm->mm_users);
-	int ours = 1;	/* reap_mm()'s */
+	int ours = 0;
 	struct task_struct *p;
 	bool shared = false;
 
@@ -702,17 +701,22 @@ out:
  * @keep: VMAs left for robust futexes, filled in here
  * @freed: memory given back, see reap_mm_locked()
  *
- * While any of the victim's threads still holds the mm (mm_users), we take
- * a reference too, for as long as we hold mmap_lock: that keeps exit_mmap()
- * away while we look at the robust lists, which every thread's exit path
- * has walked by the time mm_users is zero.  If the last one goes
- * meanwhile, the teardown that
- * our mmput_async() starts (exit_aio() may wait) runs on a system
- * workqueue.  Once mm_users is zero, the victim is in exit_mmap(), maybe
- * crawling through it at 1% of a CPU: we unmap alongside it, as the OOM
- * reaper does, since exit_mmap() unmaps under mmap_lock for reading too,
- * and sets MMF_OOM_SKIP before it takes the lock for writing to free the
- * page tables.
+ * We take no mm_users reference, only mmap_lock for reading, as the OOM
+ * reaper does.  That is enough: exit_mmap() unmaps under mmap_lock for
+ * reading too, and sets MMF_OOM_SKIP before it takes the lock for writing
+ * to free the page tables and VMAs, so we unmap alongside it at worst.
+ * A reference would make us the last user whenever the victim's threads
+ * exit while we work: its final mmput() would move the whole teardown
+ * (page tables, file mappings, exit_aio()) to our worker, outside the
+ * victim's cpu.max, and make every exiting thread that owns the mm look
+ * for a new owner through every process (mm_update_next_owner()).
+ *
+ * While the victim's threads hold mm_users, the robust lists matter, and
+ * who else uses the mm.  Once it is zero, every thread walked its robust
+ * list in exit_mm(), and no other process can hold it: the victim may be
+ * crawling through exit_mmap() at 1% of a CPU, and we just unmap.  If the
+ * last thread lets go after we looked, we keep VMAs that no one needs
+ * any more, which exit_mmap() frees soon after.
  *
  * A core dump never runs into a reap: the kill path does not queue one for
  * a dumping process, and once the group is dying no dump can start.
@@ -726,21 +730,19 @@ static enum reap_on_kill_result reap_mm(struct task_struct *victim,
 					unsigned long *freed)
 {
 	enum reap_on_kill_result result;
-	bool live;
 
 	if (mm_flags_test(MMF_OOM_SKIP, mm))
 		return REAP_ON_KILL_DONE_ELSEWHERE;
 	if (!mmap_read_trylock(mm))
 		return REAP_ON_KILL_CONTENDED;
 
-	live = mmget_not_zero(mm);
-	if (live && reap_mm_shared(victim, mm))
+	if (!atomic_read(&mm->mm_users))
+		result = reap_mm_locked(victim, mm, NULL, freed);
+	else if (reap_mm_shared(victim, mm))
 		result = REAP_ON_KILL_SHARED;
 	else
-		result = reap_mm_locked(victim, mm, live ? keep : NULL, freed);
+		result = reap_mm_locked(victim, mm, keep, freed);
 	mmap_read_unlock(mm);
-	if (live)
-		mmput_async(mm);
 	return result;
 }
 

@@ -9,6 +9,8 @@
 #                   (BENCH_ARGS replaces the matrix's reap_bench options:
 #                   256 MiB, 1 and 16 victims, every condition, REPS=3
 #                   runs per figure, 30 s bound per run; about an hour)
+#                   and reap_cost: kernel CPU per covered kill with 10000
+#                   processes alive, own and shared address spaces
 # Each prints what it measured (checkout, kernel build, guest) with the
 # figures, so that a quoted table says where it comes from.
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +28,7 @@ build() {
 	KBASE=$1 "$TOP/scripts/build-kernel.sh"
 	KBASE=$1 "$TOP/scripts/build-tests.sh"
 	[ -x "$BUILD/tests-$1/cgroup/reap_bench" ] || die "reap_bench was not built for $1"
+	[ -x "$BUILD/tests-$1/cgroup/reap_cost" ] || die "reap_cost was not built for $1"
 }
 kernel_of() { echo "$BUILD/obj/linux-$1/arch/x86/boot/bzImage"; }
 release_of() { sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$BUILD/obj/linux-$1/include/generated/utsrelease.h"; }
@@ -40,16 +43,17 @@ provenance() {
 		"${obj#"$TOP"/}" "${id:-unknown}" "$(cat "$BUILD/guest/accel" 2>/dev/null || echo unknown)"
 }
 
-# Runs reap_bench of base $1 ARGS... in the guest booted from kernel $2,
-# in the scratch disk's directory (the io.max condition needs a disk); its
-# stdout is also kept in $out/$3.
-guest_bench() {
-	local bench=$BUILD/tests-$1/cgroup/reap_bench kernel=$2 txt=$3
-	shift 3
+# Runs TOOL (reap_bench, reap_cost) of base $1 ARGS... in the guest booted
+# from kernel $3, in the scratch disk's directory (the io.max condition
+# needs a disk); its stdout is also kept in $out/$4.
+guest_tool() {
+	local tool=$BUILD/tests-$1/cgroup/$2 kernel=$3 txt=$4
+	shift 4
 	# shellcheck disable=SC2016 # $0 and $@ are for the guest's bash
 	GUEST_OUT=$out "$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout "$timeout" -- \
-		bash -c 'cd /scratch/tmp && "$0" "$@" | tee /job/out/'"$txt" "$bench" "$@"
+		bash -c 'cd /scratch/tmp && "$0" "$@" | tee /job/out/'"$txt" "$tool" "$@"
 }
+guest_bench() { guest_tool "$1" reap_bench "${@:2}"; }
 
 # What the table means for one kernel, from its CSV: the unthrottled plain
 # kill, and the condition under which a plain kill was slowest, single
@@ -168,6 +172,13 @@ full)
 		guest_bench "$KBASE" "$stock_kernel" "overhead-stock-$i.txt" \
 			-o --csv "/job/out/overhead-stock-$i.csv"
 	done
+	step "kernel CPU per covered kill, 10000 idle processes alive (reap_cost)"
+	for b in $KBASES; do
+		for shared in "" --shared; do
+			guest_tool "$b" reap_cost "$(kernel_of "$b")" "reap_cost$shared-$b.txt" \
+				-p 10000 -r 5 -t 2 $shared
+		done
+	done
 	step "results"
 	for b in $KBASES; do
 		provenance "$BUILD/obj/linux-$b"
@@ -182,6 +193,10 @@ full)
 	for i in 1 2; do
 		cat "$out/overhead-patched-$i.txt" "$out/overhead-stock-$i.txt"
 		compare_overhead "$out/overhead-patched-$i.csv" "$out/overhead-stock-$i.csv"
+	done
+	for b in $KBASES; do
+		provenance "$BUILD/obj/linux-$b"
+		cat "$out/reap_cost-$b.txt" "$out/reap_cost--shared-$b.txt"
 	done
 	# Only key_on against key_off, interleaved in one boot, is free of this.
 	boot_spread stock "$out/overhead-stock-1.csv" "$out/overhead-stock-2.csv"

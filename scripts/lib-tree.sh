@@ -60,7 +60,10 @@ tree_import() {
 # that tree_apply can give those the new series leaves unchanged their old
 # mtimes back, and an incremental build does not rebuild what includes them.
 tree_reset() {
-	tree_save_mtimes "$1"
+	# At its base already (an apply failed): keep what the reset before
+	# it remembered.
+	[ "$(git -C "$1" rev-parse HEAD)" = "$(git -C "$1" rev-parse base)" ] ||
+		tree_save_mtimes "$1"
 	git -C "$1" reset -q --hard base
 	git -C "$1" clean -qfd
 }
@@ -100,6 +103,12 @@ tree_apply() {
 		[ -e "$p" ] || continue
 		if ! git -C "$tree" am -q --keep-cr "$p" >/dev/null 2>&1; then
 			git -C "$tree" am --abort >/dev/null 2>&1 || true
+			# Back to the base, unstamped, so that the next run
+			# applies the series again rather than finding
+			# commits it does not know.
+			git -C "$tree" reset -q --hard base
+			git -C "$tree" tag -f applied base >/dev/null
+			rm -f "$tree/.git/reap-on-kill-applied"
 			die "patch ${p#"$TOP"/} does not apply to $what; rebase the series"
 		fi
 	done

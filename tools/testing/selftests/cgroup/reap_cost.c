@@ -395,7 +395,7 @@ static void destroy_cgroups(void)
 	cg_destroy(parent_cg);
 }
 
-static void usage(void)
+static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: reap_cost [-p PROCS] [-r ROUNDS] [-t SECONDS] [-s KIB] [--shared]\n"
@@ -433,7 +433,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			continue;
 		}
 		if (c == 'h' || c == '?' || !optarg) {
-			usage();
+			print_usage();
 			return -1;
 		}
 		errno = 0;
@@ -445,14 +445,22 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return -1;
 		}
 		switch (c) {
-		case 'p': o->procs = v; break;
-		case 'r': o->rounds = v; break;
-		case 't': o->seconds = v; break;
-		case 's': o->size_kib = v; break;
+		case 'p':
+			o->procs = v;
+			break;
+		case 'r':
+			o->rounds = v;
+			break;
+		case 't':
+			o->seconds = v;
+			break;
+		case 's':
+			o->size_kib = v;
+			break;
 		}
 	}
 	if (optind < argc) {
-		usage();
+		print_usage();
 		return -1;
 	}
 	return 0;
@@ -487,7 +495,7 @@ int main(int argc, char **argv)
 		return KSFT_SKIP;
 	}
 	if (kworker_cpu_ns() < 0) {
-		fprintf(stderr, "reap_cost: needs /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)\n");
+		fprintf(stderr, "reap_cost: needs CONFIG_PROC_CHILDREN\n");
 		return KSFT_SKIP;
 	}
 	if (setup_cgroups()) {

@@ -706,6 +706,26 @@ static void end_starve(const char *parent, const char *leaf, pid_t hog)
 	free(hog_cg);
 }
 
+/*
+ * starve_beside_hog(), with the hog's cgroup at cpu.weight 10000: 0.01% of
+ * the CPU for the victim, so that once killed it keeps its memory for
+ * seconds.  Returns the hog's pid (-1 if it could not be started, and a
+ * hog that started but could not be weighted is stopped again).
+ */
+static pid_t starve_hard(const char *parent, const char *leaf, pid_t victim)
+{
+	char *hog_cg = cg_name(parent, "hog");
+	pid_t hog = starve_beside_hog(parent, leaf, victim);
+
+	if (hog > 0 && (!hog_cg || cg_write(hog_cg, "cpu.weight", "10000"))) {
+		kill(hog, SIGKILL);
+		waitpid(hog, NULL, 0);
+		hog = -1;
+	}
+	free(hog_cg);
+	return hog;
+}
+
 #define KTF_TIMEOUT	(-1)	/* memory not freed within TIMEOUT */
 #define KTF_ERROR	(-2)	/* the victim could not be set up */
 
@@ -1942,18 +1962,30 @@ static long crawl_until_throttled(const char *cgroup)
 }
 
 /*
- * Like kill_when_throttled(), at cpu.max 0.1%: the victim, killed while
- * throttled, gets no CPU for most of a second.  Its cgroup's usage_usec
- * at the kill goes to @usage, for ran_since().
+ * Kill @pid, a spinning victim of @leaf, starved first to 0.01% of its CPU
+ * (starve_hard()).  That holds a killed victim back on every kernel,
+ * where cpu.max does not on mainline: it parks a throttled task only on
+ * its way back to user space, and a killed one never goes there.  The
+ * cgroup's usage_usec at the kill goes to @usage (-1 if this failed), for
+ * ran_since().  Return: the hog's pid, for end_starve(), or -1.
  */
-static int kill_crawling(const char *cgroup, pid_t pid, long *usage)
+static pid_t kill_starved(const char *parent, const char *leaf, pid_t pid,
+			  long *usage)
 {
-	*usage = crawl_until_throttled(cgroup);
-	return *usage < 0 ? -1 : kill(pid, SIGKILL);
+	pid_t hog = starve_hard(parent, leaf, pid);
+
+	*usage = -1;
+	if (hog < 0)
+		return hog;
+	sleep_ms(200);
+	*usage = cpu_usage_us(leaf);
+	if (*usage < 0 || kill(pid, SIGKILL))
+		*usage = -1;
+	return hog;
 }
 
 /*
- * Did the throttled victim of @cgroup get the CPU since kill_crawling()?
+ * Did the starved victim of @cgroup get the CPU since kill_starved()?
  * If it did not, its own exit path freed nothing: the reap did.
  */
 static bool ran_since(const char *cgroup, long usage)
@@ -2045,8 +2077,8 @@ static long anon_huge_kb(pid_t pid)
  * A victim whose buffer is PMD-mapped transparent huge pages.  Fails if
  * the reap leaves huge PMDs alone (zap_huge_pmd() not reached, or a split
  * that keeps the pages): the finish event's freed would fall short, and
- * memory.current would stay up until the victim, at 1 ms per second, ran
- * its own exit, which ran_since() reports.
+ * memory.current would stay up until the victim, starved, ran its own
+ * exit, which ran_since() reports.
  */
 static int test_thp_victim(const char *root)
 {
@@ -2057,7 +2089,7 @@ static int test_thp_victim(const char *root)
 	long huge, usage;
 	long long t;
 	char buf[128];
-	pid_t pid = -1;
+	pid_t pid = -1, hog = -1;
 
 	if (read_text(THP_ENABLED, buf, sizeof(buf)) < 0 ||
 	    (!strstr(buf, "[always]") && !strstr(buf, "[madvise]"))) {
@@ -2080,8 +2112,8 @@ static int test_thp_victim(const char *root)
 		ret = KSFT_SKIP;
 		goto out;
 	}
-	if (kill_crawling(cg.leaf, pid, &usage) ||
-	    !reaped_at_least(pid, huge * 3 / 4, &fin))
+	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	if (usage < 0 || !reaped_at_least(pid, huge * 3 / 4, &fin))
 		goto out;
 	t = wait_below(cg.leaf, "memory.current", MB(16), now_ns(), 10 * SECOND);
 	if (t < 0 || ran_since(cg.leaf, usage))
@@ -2095,6 +2127,8 @@ static int test_thp_victim(const char *root)
 		goto out;
 	ret = KSFT_PASS;
 out:
+	if (cg.leaf)
+		end_starve(cg.parent, cg.leaf, hog);
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		unthrottle_and_reap(cg.leaf, pid, &status);
@@ -2188,8 +2222,8 @@ static void swap_victim(int fd, void *arg)
  * memory.swap.current falls along with memory.current.  The per-CPU swap
  * slot cache may hold back up to 64 freed entries per CPU before they are
  * uncharged, hence the 2 MiB slack.
- * Fails if the reap left swap entries to the victim's exit path, which
- * at 1 ms of CPU per second comes too late (ran_since()).
+ * Fails if the reap left swap entries to the victim's exit path, which,
+ * starved, comes too late (ran_since()).
  */
 static int test_swapped_victim(const char *root)
 {
@@ -2199,7 +2233,7 @@ static int test_swapped_victim(const char *root)
 	struct trace_event fin;
 	struct pair cg = { };
 	int ret = KSFT_FAIL, status;
-	pid_t pid = -1;
+	pid_t pid = -1, hog = -1;
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
@@ -2234,8 +2268,8 @@ static int test_swapped_victim(const char *root)
 			       swapped, resident);
 		goto out;
 	}
-	if (kill_crawling(cg.leaf, pid, &usage) ||
-	    !reaped_at_least(pid, resident / 1024 / 2, &fin))
+	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	if (usage < 0 || !reaped_at_least(pid, resident / 1024 / 2, &fin))
 		goto out;
 	t0 = now_ns();
 	tmem = wait_below(cg.leaf, "memory.current", MB(16), t0, 5 * SECOND);
@@ -2245,13 +2279,15 @@ static int test_swapped_victim(const char *root)
 		goto out;
 	ksft_print_msg("swap: %ld kB swapped out (%ld kB cached), %ld kB resident\n",
 		       swapped / 1024, cached / 1024, resident / 1024);
-	ksft_print_msg("swap: the reap freed %lld kB resident; %ld kB swap left\n",
+	ksft_print_msg("swap: the reap freed %lld kB of memory and swap; %ld kB swap left\n",
 		       trace_field(&fin, "freed"),
 		       cg_read_long(cg.leaf, "memory.swap.current") / 1024);
 	if (events(cg.leaf, "memory.events", "kill_reap ") != 1)
 		goto out;
 	ret = KSFT_PASS;
 out:
+	if (cg.leaf)
+		end_starve(cg.parent, cg.leaf, hog);
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		unthrottle_and_reap(cg.leaf, pid, &status);
@@ -2527,7 +2563,6 @@ static int test_oom_score_kept(const char *root)
 	 */
 	struct victim_args a = { .size = MB(64), .mode = V_PAUSE, .spin = true };
 	long before, after = -1;
-	char *hog_cg = NULL;
 	struct trace_event fin;
 	struct pair cg = { };
 	int ret = KSFT_FAIL, status;
@@ -2543,11 +2578,7 @@ static int test_oom_score_kept(const char *root)
 	pid = spawn_victim(cg.leaf, &a);
 	if (pid < 0)
 		goto out;
-	hog = starve_beside_hog(cg.parent, cg.leaf, pid);
-	hog_cg = cg_name(cg.parent, "hog");
-	/* 0.01% of the CPU: the killed victim keeps its mm for seconds. */
-	if (!hog_cg || cg_write(hog_cg, "cpu.weight", "10000"))
-		goto out;
+	hog = starve_hard(cg.parent, cg.leaf, pid);
 	sleep_ms(200);
 	before = oom_score(pid);
 	if (hog < 0 || before <= 0 || kill(pid, SIGKILL) ||
@@ -2570,7 +2601,107 @@ out:
 	}
 	trace_end();
 	pair_destroy(&cg);
-	free(hog_cg);
+	return ret;
+}
+
+#define TEARDOWN_VICTIMS	20
+#define LOCK_EVENT		"mmap_lock/mmap_lock_acquire_returned"
+
+/*
+ * Count the mmap_lock write acquisitions in the trace: by kworkers, and
+ * by the processes in @pids.  Return: 0, or -1 if the trace lost events.
+ */
+static int count_write_locks(const pid_t *pids, int n, int *victims,
+			     int *kworkers)
+{
+	unsigned long long entries, written;
+	char line[512], task[64];
+	bool lost = false;
+	FILE *f;
+	int i;
+
+	*victims = *kworkers = 0;
+	f = fopen(TRACE_INSTANCE "/trace", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *dash;
+		pid_t pid;
+
+		if (sscanf(line, "# entries-in-buffer/entries-written: %llu/%llu",
+			   &entries, &written) == 2)
+			lost = entries != written;
+		if (!strstr(line, ": mmap_lock_acquire_returned: ") ||
+		    sscanf(line, " %63s", task) != 1)
+			continue;
+		dash = strrchr(task, '-');
+		if (!dash)
+			continue;
+		pid = atoi(dash + 1);
+		if (!strncmp(task, "kworker/", 8) && (*kworkers)++ < 3)
+			ksft_print_msg("in a kworker: %s", line);
+		for (i = 0; i < n; i++)
+			if (pids[i] == pid)
+				(*victims)++;
+	}
+	fclose(f);
+	return lost ? -1 : 0;
+}
+
+/*
+ * Who tears a reaped victim's address space down?  The worker only
+ * unmaps its private memory; the rest (page tables, file mappings, the
+ * VMAs themselves) is freed by the victim's own exit_mmap(), on its own
+ * CPU time, as after a plain kill.  Had the worker held a reference to
+ * the mm (mm_users) while the victim's threads exited, its own would
+ * often be the last, and exit_mmap() would run in a kworker, outside the
+ * victim's cpu.max.  exit_mmap() takes mmap_lock for writing, and the
+ * mmap_lock tracepoint tells who did.  Fails if a kworker took an
+ * mmap_lock for writing while victims were killed and reaped, or if the
+ * victims' own exits did not show up (then the check saw nothing).
+ */
+static int test_teardown_stays_with_victim(const char *root)
+{
+	struct victim_args a = { .size = MB(4), .mode = V_PAUSE };
+	pid_t pids[TEARDOWN_VICTIMS];
+	int ret = KSFT_FAIL, status, i, n = 0, victims, kworkers;
+	struct trace_event fin;
+	struct pair cg = { };
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (access(TRACEFS "/events/" LOCK_EVENT, F_OK)) {
+		ksft_print_msg("no %s event (CONFIG_TRACING)\n", LOCK_EVENT);
+		return KSFT_SKIP;
+	}
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events) ||
+	    tracefs_write(TRACE_INSTANCE, "events/" LOCK_EVENT "/filter",
+			  "write == 1") ||
+	    tracefs_write(TRACE_INSTANCE, "events/" LOCK_EVENT "/enable", "1"))
+		goto out;
+	for (n = 0; n < TEARDOWN_VICTIMS; n++) {
+		pids[n] = spawn_victim(cg.leaf, &a);
+		if (pids[n] < 0 || kill(pids[n], SIGKILL) ||
+		    waitpid(pids[n], &status, 0) != pids[n])
+			goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (!trace_wait("reap_on_kill_finish", pids[i], &fin,
+				10 * SECOND))
+			goto out;
+	if (count_write_locks(pids, n, &victims, &kworkers)) {
+		ksft_print_msg("cannot read the trace, or it lost events\n");
+		goto out;
+	}
+	ksft_print_msg("mmap_lock taken for writing: %d times by the %d victims, %d by kworkers\n",
+		       victims, n, kworkers);
+	if (victims >= n && !kworkers)
+		ret = KSFT_PASS;
+out:
+	trace_end();
+	pair_destroy(&cg);
 	return ret;
 }
 
@@ -3907,6 +4038,7 @@ static const struct reap_test {
 	T(test_robust_head_swapped),
 	T(test_robust_many_segments),
 	T(test_oom_score_kept),
+	T(test_teardown_stays_with_victim),
 	T(test_mmap_lock_held),
 	T(test_shared_survivor),
 	T(test_kill_in_exit_group),
