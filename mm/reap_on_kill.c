@@ -92,8 +92,8 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
 #define REAP_KEEP_MAX		16
 
 /*
- * Words of robust futex lists the worker reads in one walk before it gives
- * up and keeps the whole address space: the walk runs under RCU.
+ * Words of robust futex lists the worker reads for one reap, over all its
+ * attempts, before it gives up and keeps the whole address space.
  */
 #define REAP_ROBUST_BUDGET	65536
 
@@ -111,12 +111,19 @@ struct reap_keep {
  * Does the reap unmap @vma?  Not shared mappings (their pages live on in
  * the page cache or in other processes), nor hugetlb and PFN mappings,
  * which exit_mmap() tears down itself, as __oom_reap_task_mm() decides.
+ * Unlike the OOM reaper, not a private file mapping without an anon_vma
+ * either: it was never written (a copy-on-write fault sets one up first),
+ * so it maps page-cache pages only, and unmapping those frees nothing.
+ * Program text and read-only data stay for the victim's exit_mmap(), as
+ * with a plain kill, rather than cost the worker a page-table walk.
  */
 static bool reap_vma_reaped(struct vm_area_struct *vma)
 {
 	if (vma->vm_flags & (VM_HUGETLB | VM_PFNMAP))
 		return false;
-	return vma_is_anonymous(vma) || !(vma->vm_flags & VM_SHARED);
+	if (vma_is_anonymous(vma))
+		return true;
+	return !(vma->vm_flags & VM_SHARED) && READ_ONCE(vma->anon_vma);
 }
 
 /**
@@ -292,12 +299,15 @@ static void reap_fence_ipi(void *unused)
  * complete_signal() sets it, on every thread creation, for a use that no
  * known library makes.
  */
-static void reap_fence_user_mode(struct task_struct *victim)
+static void reap_fence_user_mode(struct reap_on_kill *rok)
 {
 	struct task_struct *t;
 
+	/* Once is enough: the threads are dying, none goes back. */
+	if (test_and_set_bit(REAP_ON_KILL_FENCED, &rok->flags))
+		return;
 	rcu_read_lock();
-	for_each_thread(victim, t) {
+	for_each_thread(rok->task, t) {
 		if (task_curr(t))
 			smp_call_function_single(task_cpu(t), reap_fence_ipi,
 						 NULL, true);
@@ -383,8 +393,9 @@ static int reap_read_user(struct reap_keep *keep, struct mm_struct *mm,
 	size_t first = min_t(size_t, size, PAGE_SIZE - offset_in_page(addr));
 	int ret;
 
-	if (!keep->budget--)
+	if (!keep->budget)
 		return -E2BIG;
+	keep->budget--;
 	ret = reap_read_page(mm, dst, addr, first);
 	if (!ret && first < size)
 		ret = reap_read_page(mm, dst + first, addr + first,
@@ -461,11 +472,54 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
 	return 0;
 }
 
+/* Collect what the exit path needs of thread @t's list. */
+static int reap_keep_thread_list(struct reap_keep *keep,
+				 struct mm_struct *mm, struct task_struct *t)
+{
+	struct robust_list_head __user *head;
+
+#ifdef CONFIG_COMPAT
+	if (READ_ONCE(t->futex.compat_robust_list))
+		return -EOPNOTSUPP;
+#endif
+	head = READ_ONCE(t->futex.robust_list);
+	return head ? reap_keep_robust_list(keep, mm, head) : 0;
+}
+
+/*
+ * The thread after @t, in an RCU read-side section that we may leave in
+ * between to let the CPU go: a thread's list may take thousands of reads.
+ * @t, pinned meanwhile, may have left the thread list by then (it went
+ * through its exit path, robust list and all), and with it our place:
+ * start again from the first thread.  What is kept only grows, threads
+ * only leave, and the budget bounds the reads done again.
+ */
+static struct task_struct *reap_next_thread(struct signal_struct *sig,
+					    struct task_struct *t)
+{
+	bool listed;
+
+	if (need_resched()) {
+		get_task_struct(t);
+		rcu_read_unlock();
+		cond_resched();
+		rcu_read_lock();
+		/* __unhash_process() clears it as it unlinks the thread. */
+		listed = pid_alive(t);
+		put_task_struct(t);	/* RCU still keeps a listed @t */
+		if (!listed)
+			return list_first_or_null_rcu(&sig->thread_head,
+						      struct task_struct,
+						      thread_node);
+	}
+	return __next_thread(t);
+}
+
 /**
  * reap_keep_robust_lists - find what the victim's exit path still needs
+ * @rok: the reap
  * @keep: VMAs to leave in place
- * @victim: a thread of the killed process
- * @mm: its address space, with mmap_lock held for reading
+ * @mm: the victim's address space, with mmap_lock held for reading
  *
  * When a thread holding a robust mutex dies, its exit path walks its robust
  * futex list in user memory and marks each mutex FUTEX_OWNER_DIED, so that
@@ -490,42 +544,40 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
  * faults it in as it would without us and then clears its list pointer;
  * meanwhile nothing is reaped, and reap_retry() walks the lists again.
  * A compat list, a list spread over more than REAP_KEEP_MAX VMAs, or more
- * than REAP_ROBUST_BUDGET reads in one walk keep the whole address space.
+ * than REAP_ROBUST_BUDGET reads for the reap, over all its walks, keep the
+ * whole address space: the worker's time is not the victim's cpu.max.
  *
  * Return: 0; -EAGAIN to try again later; another negative errno if nothing
  * may be reaped.
  */
-static int reap_keep_robust_lists(struct reap_keep *keep,
-				  struct task_struct *victim,
+static int reap_keep_robust_lists(struct reap_on_kill *rok,
+				  struct reap_keep *keep,
 				  struct mm_struct *mm)
 {
-	struct robust_list_head __user *head;
+	struct signal_struct *sig = rok->task->signal;
+	unsigned int budget;
 	struct task_struct *t;
 	int ret = 0;
 
-	reap_fence_user_mode(victim);
-	keep->budget = REAP_ROBUST_BUDGET;
+	reap_fence_user_mode(rok);
+	budget = REAP_ROBUST_BUDGET - min(rok->robust_reads, REAP_ROBUST_BUDGET);
+	keep->budget = budget;
 	rcu_read_lock();
-	for_each_thread(victim, t) {
-#ifdef CONFIG_COMPAT
-		if (READ_ONCE(t->futex.compat_robust_list)) {
-			ret = -EOPNOTSUPP;
-			break;
-		}
-#endif
-		head = READ_ONCE(t->futex.robust_list);
-		if (!head)
-			continue;
-		ret = reap_keep_robust_list(keep, mm, head);
+	t = list_first_or_null_rcu(&sig->thread_head, struct task_struct,
+				   thread_node);
+	while (t) {
+		ret = reap_keep_thread_list(keep, mm, t);
 		if (ret)
 			break;
+		t = reap_next_thread(sig, t);
 	}
 	rcu_read_unlock();
+	rok->robust_reads += budget - keep->budget;
 	return ret;
 }
 #else /* !CONFIG_FUTEX: no robust futex lists to honour */
-static int reap_keep_robust_lists(struct reap_keep *keep,
-				  struct task_struct *victim,
+static int reap_keep_robust_lists(struct reap_on_kill *rok,
+				  struct reap_keep *keep,
 				  struct mm_struct *mm)
 {
 	return 0;
@@ -568,7 +620,8 @@ static unsigned long reap_mm_private(struct mm_struct *mm)
 
 /*
  * Unmap what can go; called with mmap_lock held for reading.  @keep is NULL
- * once exit_mmap() owns the mm: the robust lists were walked in exit_mm().
+ * once the mm has no users left (__mmput() owns it): the robust lists were
+ * walked in exit_mm().
  *
  * *@freed is how far reap_mm_private() fell while we unmapped, read under
  * the lock.  It also includes what the victim freed meanwhile: exit_mmap()
@@ -576,7 +629,7 @@ static unsigned long reap_mm_private(struct mm_struct *mm)
  * caught inside munmap() or madvise() after the kill.  It stays 0 when the
  * reap did not start.
  */
-static enum reap_on_kill_result reap_mm_locked(struct task_struct *victim,
+static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 					       struct mm_struct *mm,
 					       struct reap_keep *keep,
 					       unsigned long *freed)
@@ -594,7 +647,7 @@ static enum reap_on_kill_result reap_mm_locked(struct task_struct *victim,
 	if (mm_flags_test(MMF_OOM_SKIP, mm))
 		return REAP_ON_KILL_DONE_ELSEWHERE;
 	if (keep) {
-		int ret = reap_keep_robust_lists(keep, victim, mm);
+		int ret = reap_keep_robust_lists(rok, keep, mm);
 
 		if (ret) {
 			/* No reap, so no VMA kept out of one: kept_vmas 0. */
@@ -696,8 +749,8 @@ out:
 
 /**
  * reap_mm - one attempt at reaping the victim's address space
- * @victim: a thread of the killed process
- * @mm: its address space, pinned with mmgrab()
+ * @rok: the reap
+ * @mm: the victim's address space, pinned with mmgrab()
  * @keep: VMAs left for robust futexes, filled in here
  * @freed: memory given back, see reap_mm_locked()
  *
@@ -724,7 +777,7 @@ out:
  * Return: REAP_ON_KILL_CONTENDED if mmap_lock was taken (try again
  * later), or how the reap ended.
  */
-static enum reap_on_kill_result reap_mm(struct task_struct *victim,
+static enum reap_on_kill_result reap_mm(struct reap_on_kill *rok,
 					struct mm_struct *mm,
 					struct reap_keep *keep,
 					unsigned long *freed)
@@ -737,11 +790,11 @@ static enum reap_on_kill_result reap_mm(struct task_struct *victim,
 		return REAP_ON_KILL_CONTENDED;
 
 	if (!atomic_read(&mm->mm_users))
-		result = reap_mm_locked(victim, mm, NULL, freed);
-	else if (reap_mm_shared(victim, mm))
+		result = reap_mm_locked(rok, mm, NULL, freed);
+	else if (reap_mm_shared(rok->task, mm))
 		result = REAP_ON_KILL_SHARED;
 	else
-		result = reap_mm_locked(victim, mm, keep, freed);
+		result = reap_mm_locked(rok, mm, keep, freed);
 	mmap_read_unlock(mm);
 	return result;
 }
@@ -855,7 +908,7 @@ static void reap_finish(struct reap_on_kill *rok,
 		reap_count_event(rok);
 	trace_reap_on_kill_finish(victim, rok->memcg_id, freed, kept_vmas,
 				  reap_ns_between(rok->started_ns, local_clock()),
-				  result, rok->attempts - 1);
+				  result, rok->attempts - 1, rok->robust_reads);
 	/* rok lives in victim->signal: drop the mm before the victim. */
 	reap_put_mm(rok);
 	put_task_struct(victim);
@@ -879,7 +932,7 @@ static void reap_on_kill_work(struct work_struct *work)
 							 rok->started_ns));
 	}
 
-	result = mm ? reap_mm(rok->task, mm, &keep, &freed) :
+	result = mm ? reap_mm(rok, mm, &keep, &freed) :
 		      REAP_ON_KILL_EXITED;
 	if (!reap_retry(rok, result))
 		reap_finish(rok, result, freed, keep.nr);

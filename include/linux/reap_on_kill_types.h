@@ -10,6 +10,7 @@ struct task_struct;
 
 /* Bits in reap_on_kill::flags */
 #define REAP_ON_KILL_QUEUED	0	/* the reap was queued; never cleared */
+#define REAP_ON_KILL_FENCED	1	/* no victim thread runs user code */
 
 /**
  * struct reap_on_kill - a killed process's pending expedited reap
@@ -26,6 +27,8 @@ struct task_struct;
  *	queued
  * @started_ns: local_clock() when the worker first ran
  * @attempts: how many times the worker ran, only touched by the worker
+ * @robust_reads: words of robust futex lists the worker read so far, over
+ *	all attempts, only touched by the worker
  * @flags: REAP_ON_KILL_* bits
  *
  * Lives in signal_struct, so queueing a reap from the signal path never
@@ -39,6 +42,7 @@ struct reap_on_kill {
 	u64 queued_ns;
 	u64 started_ns;
 	unsigned int attempts;
+	unsigned int robust_reads;
 	unsigned long flags;
 };
 

@@ -64,24 +64,27 @@ TRACE_EVENT(reap_on_kill_start,
 TRACE_EVENT(reap_on_kill_finish,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id,
 		     unsigned long freed, unsigned long kept_vmas,
-		     u64 duration_ns, int result, unsigned int retries),
+		     u64 duration_ns, int result, unsigned int retries,
+		     unsigned int robust_reads),
 	    TP_ARGS(task, memcg_id, freed, kept_vmas, duration_ns, result,
-		    retries),
+		    retries, robust_reads),
 	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(u64, memcg_id)
 			     __field(unsigned long, freed)
 			     __field(unsigned long, kept_vmas)
 			     __field(u64, duration_ns)
 			     __field(int, result)
-			     __field(unsigned int, retries)),
+			     __field(unsigned int, retries)
+			     __field(unsigned int, robust_reads)),
 	    TP_fast_assign(__entry->pid = task->tgid;
 			   __entry->memcg_id = memcg_id;
 			   __entry->freed = freed;
 			   __entry->kept_vmas = kept_vmas;
 			   __entry->duration_ns = duration_ns;
 			   __entry->result = result;
-			   __entry->retries = retries;),
-	    TP_printk("pid=%d memcg_id=%llu freed=%lukB kept_vmas=%lu duration_ns=%llu result=%s retries=%u",
+			   __entry->retries = retries;
+			   __entry->robust_reads = robust_reads;),
+	    TP_printk("pid=%d memcg_id=%llu freed=%lukB kept_vmas=%lu duration_ns=%llu result=%s retries=%u robust_reads=%u",
 		      __entry->pid, __entry->memcg_id,
 		      __entry->freed << (PAGE_SHIFT - 10), __entry->kept_vmas,
 		      __entry->duration_ns,
@@ -95,7 +98,7 @@ TRACE_EVENT(reap_on_kill_finish,
 				       { REAP_ON_KILL_ROBUST_UNKNOWN, "robust_list_unreadable" },
 				       { REAP_ON_KILL_ROBUST_NOT_RESIDENT,
 					 "robust_list_not_resident" }),
-		      __entry->retries)
+		      __entry->retries, __entry->robust_reads)
 );
 
 #endif /* _TRACE_REAP_ON_KILL_H */

@@ -2423,6 +2423,115 @@ out:
 	return swap_end(ret);
 }
 
+/* Robust mutexes held by long_list_victim(): one list, near the limit. */
+#define ROBUST_HELD		2000
+/* REAP_ROBUST_BUDGET in mm/reap_on_kill.c: reads for one reap, in all. */
+#define ROBUST_BUDGET		65536
+
+static void *spinning_thread(void *arg)
+{
+	__atomic_store_n(&idle_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	spin();
+	return NULL;
+}
+
+/*
+ * A victim whose main thread holds ROBUST_HELD robust mutexes, which the
+ * worker reads entry by entry, and whose second thread, spinning (so that
+ * once starved it does not run its exit soon), had the page of its robust
+ * list head swapped out.  Reports the head's address, or 0.
+ */
+static void long_list_victim(int fd, void *arg)
+{
+	static pthread_mutex_t held[ROBUST_HELD];
+	struct robust_list_head *head;
+	pthread_mutexattr_t attr;
+	pthread_t t;
+	size_t len;
+	void *page;
+	pid_t tid;
+	int i;
+
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+	for (i = 0; i < ROBUST_HELD; i++)
+		if (pthread_mutex_init(&held[i], &attr) ||
+		    pthread_mutex_lock(&held[i]))
+			_exit(2);
+	if (pin_last_cpu(0) || pthread_create(&t, NULL, spinning_thread, NULL))
+		_exit(2);
+	while (!(tid = __atomic_load_n(&idle_tid, __ATOMIC_ACQUIRE)))
+		usleep(1000);
+	if (syscall(SYS_get_robust_list, tid, &head, &len) || !head)
+		_exit(3);
+	page = (void *)((uintptr_t)head & ~((uintptr_t)page_size - 1));
+	if (madvise(page, page_size, MADV_PAGEOUT) || !page_in_swap(page))
+		head = NULL;
+	child_ready(fd, (uintptr_t)head);
+	spin();
+}
+
+/*
+ * The worker's reads of robust lists are bounded per reap, not per walk:
+ * a walk that ends at a list head in swap is done again on every retry
+ * (up to every 64 ms for 30 s), and each time it rereads the lists before
+ * it.  Here one thread holds ROBUST_HELD robust mutexes and a later one's
+ * head is in swap, with both starved so that the second thread's exit
+ * does not fault its head in for many seconds.  The reap must give up
+ * once ROBUST_BUDGET reads are spent, keeping the whole address space, as
+ * a plain kill does.  Fails if the reap read more than that, or ended
+ * before the budget was spent (then the test proved nothing).
+ */
+static int test_robust_walk_bounded(const char *root)
+{
+	struct trace_event fin;
+	struct pair cg = { };
+	int ret = KSFT_FAIL, status;
+	pid_t pid = -1, hog = -1;
+	uintptr_t head = 0;
+	long long reads;
+	long usage;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	ret = swap_begin(MB(16));
+	if (ret != KSFT_PASS)
+		return ret;
+	ret = KSFT_FAIL;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	pid = spawn_child(cg.leaf, long_list_victim, NULL, &head);
+	if (pid < 0)
+		goto out;
+	if (!head) {
+		ksft_print_msg("MADV_PAGEOUT left the thread's list head in memory\n");
+		goto out;
+	}
+	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	if (usage < 0 ||
+	    !trace_wait("reap_on_kill_finish", pid, &fin, 40 * SECOND))
+		goto out;
+	ksft_print_msg("%d robust mutexes, then a list head in swap: %s\n",
+		       ROBUST_HELD, fin.fields);
+	reads = trace_field(&fin, "robust_reads");
+	if (reads == ROBUST_BUDGET &&
+	    trace_is(&fin, "result", "robust_list_unreadable") &&
+	    trace_field(&fin, "freed") == 0)
+		ret = KSFT_PASS;
+out:
+	if (cg.leaf)
+		end_starve(cg.parent, cg.leaf, hog);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	trace_end();
+	pair_destroy(&cg);
+	return swap_end(ret);
+}
+
 #define NR_SHARED_SEGMENTS	20
 
 struct shared_segments {
@@ -4036,6 +4145,7 @@ static const struct reap_test {
 	T(test_thp_victim),
 	T(test_swapped_victim),
 	T(test_robust_head_swapped),
+	T(test_robust_walk_bounded),
 	T(test_robust_many_segments),
 	T(test_oom_score_kept),
 	T(test_teardown_stays_with_victim),
