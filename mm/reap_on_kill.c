@@ -93,7 +93,8 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
 
 /*
  * Words of robust futex lists the worker reads for one reap, over all its
- * attempts, before it gives up and keeps the whole address space.
+ * attempts, before it gives up and keeps the whole address space; each
+ * thread it looks at counts as one.
  */
 #define REAP_ROBUST_BUDGET	65536
 
@@ -472,12 +473,19 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
 	return 0;
 }
 
-/* Collect what the exit path needs of thread @t's list. */
+/*
+ * Collect what the exit path needs of thread @t's list.  Looking at a
+ * thread costs one read of the budget too, so that a walk that starts
+ * again (see reap_next_thread()) stays bounded with empty lists as well.
+ */
 static int reap_keep_thread_list(struct reap_keep *keep,
 				 struct mm_struct *mm, struct task_struct *t)
 {
 	struct robust_list_head __user *head;
 
+	if (!keep->budget)
+		return -E2BIG;
+	keep->budget--;
 #ifdef CONFIG_COMPAT
 	if (READ_ONCE(t->futex.compat_robust_list))
 		return -EOPNOTSUPP;

@@ -27,8 +27,8 @@ struct task_struct;
  *	queued
  * @started_ns: local_clock() when the worker first ran
  * @attempts: how many times the worker ran, only touched by the worker
- * @robust_reads: words of robust futex lists the worker read so far, over
- *	all attempts, only touched by the worker
+ * @robust_reads: words of robust futex lists the worker read so far, and
+ *	threads it looked at, over all attempts, only touched by the worker
  * @flags: REAP_ON_KILL_* bits
  *
  * Lives in signal_struct, so queueing a reap from the signal path never
