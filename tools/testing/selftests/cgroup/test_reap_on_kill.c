@@ -2428,18 +2428,13 @@ out:
 /* REAP_ROBUST_BUDGET in mm/reap_on_kill.c: reads for one reap, in all. */
 #define ROBUST_BUDGET		65536
 
-static void *spinning_thread(void *arg)
-{
-	__atomic_store_n(&idle_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
-	spin();
-	return NULL;
-}
-
 /*
  * A victim whose main thread holds ROBUST_HELD robust mutexes, which the
- * worker reads entry by entry, and whose second thread, spinning (so that
- * once starved it does not run its exit soon), had the page of its robust
- * list head swapped out.  Reports the head's address, or 0.
+ * worker reads entry by entry, and whose idle second thread had the page
+ * of its robust list head swapped out.  (Idle, not spinning: a thread
+ * that runs again gets its rseq area, in that page, written by the
+ * kernel on its way back to user space.)  Reports the head's address,
+ * or 0.
  */
 static void long_list_victim(int fd, void *arg)
 {
@@ -2458,10 +2453,11 @@ static void long_list_victim(int fd, void *arg)
 		if (pthread_mutex_init(&held[i], &attr) ||
 		    pthread_mutex_lock(&held[i]))
 			_exit(2);
-	if (pin_last_cpu(0) || pthread_create(&t, NULL, spinning_thread, NULL))
+	if (pin_last_cpu(0) || pthread_create(&t, NULL, idle_thread, NULL))
 		_exit(2);
 	while (!(tid = __atomic_load_n(&idle_tid, __ATOMIC_ACQUIRE)))
 		usleep(1000);
+	usleep(50000);	/* into pause() */
 	if (syscall(SYS_get_robust_list, tid, &head, &len) || !head)
 		_exit(3);
 	page = (void *)((uintptr_t)head & ~((uintptr_t)page_size - 1));
@@ -2476,8 +2472,8 @@ static void long_list_victim(int fd, void *arg)
  * a walk that ends at a list head in swap is done again on every retry
  * (up to every 64 ms for 30 s), and each time it rereads the lists before
  * it.  Here one thread holds ROBUST_HELD robust mutexes and a later one's
- * head is in swap, with both starved so that the second thread's exit
- * does not fault its head in for many seconds.  The reap must give up
+ * head is in swap, with the process starved to 0.01% of a CPU, so that
+ * the second thread's exit does not fault its head in for many seconds.  The reap must give up
  * once ROBUST_BUDGET reads are spent, keeping the whole address space, as
  * a plain kill does.  Fails if the reap read more than that, or ended
  * before the budget was spent (then the test proved nothing).
@@ -3640,7 +3636,7 @@ static int migrate_round(const char *root, bool remove)
 	 * leaves CFS a share of the held CPU: starve the victim beside a busy
 	 * loop too, from before the kill, so that the reap is what frees.
 	 */
-	hog = starve_beside_hog(cg.parent, moved, pid);
+	hog = starve_hard(cg.parent, moved, pid);
 	if (hog < 0 || hold_worker(&hold, pid, false) || kill(pid, SIGKILL))
 		goto out;
 	if (cg_enter(moved, pid) || !in_cgroup(root, moved, pid)) {
@@ -4004,7 +4000,8 @@ static const char * const ns_step_name[] = {
 static enum ns_step ns_delegatee(const char *deleg, const char *leaf,
 				 const char *sub)
 {
-	struct victim_args a = { .size = MB(16), .mode = V_PAUSE };
+	struct victim_args a = { .size = MB(16), .mode = V_PAUSE,
+				 .spin = true };
 	int status, err;
 	bool reaped;
 	pid_t pid;
@@ -4041,7 +4038,15 @@ static enum ns_step ns_delegatee(const char *deleg, const char *leaf,
 	pid = spawn_victim(sub, &a);
 	if (pid < 0)
 		return N_SPAWN;
-	write_errno(sub, "cpu.max", THROTTLE);
+	/*
+	 * Killed while throttled, so that its own exit cannot free the
+	 * memory before the worker (kill_reap counts reaps that freed).
+	 */
+	if (crawl_until_throttled(sub) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return N_SPAWN;
+	}
 	kill(pid, SIGKILL);
 	reaped = wait_reaps(sub, 1);
 	write_errno(sub, "cpu.max", "max");
