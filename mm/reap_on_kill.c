@@ -94,9 +94,11 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
 /*
  * Words of robust futex lists the worker reads for one reap, over all its
  * attempts, before it gives up and keeps the whole address space; each
- * thread it looks at counts as one.
+ * thread it looks at counts as one.  A glibc thread with an empty list
+ * costs 4, so a process of 100 threads waiting for a list head in swap
+ * is walked again for the whole REAP_RETRY_TIMEOUT_MS within it.
  */
-#define REAP_ROBUST_BUDGET	65536
+#define REAP_ROBUST_BUDGET	262144
 
 /* rok->mm once the reap is over: later pins fail and drop their own. */
 #define REAP_MM_TAKEN		((struct mm_struct *)-1L)
@@ -109,22 +111,33 @@ struct reap_keep {
 };
 
 /*
- * Does the reap unmap @vma?  Not shared mappings (their pages live on in
+ * May the reap unmap @vma?  Not shared mappings (their pages live on in
  * the page cache or in other processes), nor hugetlb and PFN mappings,
  * which exit_mmap() tears down itself, as __oom_reap_task_mm() decides.
- * Unlike the OOM reaper, not a private file mapping without an anon_vma
- * either: it was never written (a copy-on-write fault sets one up first),
- * so it maps page-cache pages only, and unmapping those frees nothing.
- * Program text and read-only data stay for the victim's exit_mmap(), as
- * with a plain kill, rather than cost the worker a page-table walk.
+ * Decided by vm_flags alone, which do not change under our mmap_lock, so
+ * that what the robust-list walk leaves alone and what the reap unmaps
+ * agree.
  */
 static bool reap_vma_reaped(struct vm_area_struct *vma)
 {
 	if (vma->vm_flags & (VM_HUGETLB | VM_PFNMAP))
 		return false;
-	if (vma_is_anonymous(vma))
-		return true;
-	return !(vma->vm_flags & VM_SHARED) && READ_ONCE(vma->anon_vma);
+	return vma_is_anonymous(vma) || !(vma->vm_flags & VM_SHARED);
+}
+
+/*
+ * Does unmapping @vma give anything back?  Unlike the OOM reaper, we skip
+ * a private file mapping without an anon_vma: it was never written (a
+ * copy-on-write fault sets one up first), so it maps page-cache pages
+ * only, and unmapping those frees nothing.  Program text and read-only
+ * data are left to the victim's exit_mmap() rather than cost the worker a
+ * page-table walk.  One that gets an anon_vma while we look (a remote
+ * writer, the exit path's own futex writes) is left too: it is kept or
+ * freed as by the victim's exit, which is never wrong.
+ */
+static bool reap_vma_worth_it(struct vm_area_struct *vma)
+{
+	return vma_is_anonymous(vma) || READ_ONCE(vma->anon_vma);
 }
 
 /**
@@ -610,7 +623,7 @@ static bool reap_vma_kept(const struct reap_keep *keep,
  */
 static int reap_vma(struct vm_area_struct *vma)
 {
-	if (!reap_vma_reaped(vma))
+	if (!reap_vma_reaped(vma) || !reap_vma_worth_it(vma))
 		return 0;
 	return zap_vma_for_reaping(vma);
 }
@@ -675,7 +688,12 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	 * what it finds in the page cache around the fault without that
 	 * check.  There the reader sees the file's contents, not what the
 	 * victim had written to its private copy.  The victim never runs
-	 * user code again to see either.
+	 * user code again to see either; kernel code still at work for it
+	 * (an io_uring write, a send preempted before it copied) could, as
+	 * after the OOM reaper.  Private file mappings never written are not
+	 * unmapped (reap_vma_worth_it()): what is mapped there reads as
+	 * before, and a fault there fails the same way, fault-around aside,
+	 * which maps the file's pages, all the mapping ever held.
 	 *
 	 * The VMAs kept for the robust lists stay usable by the exit path:
 	 * what it reads there the victim wrote (list heads, held mutexes),
@@ -880,8 +898,9 @@ static u64 reap_ns_between(u64 from, u64 to)
  *
  * The delay doubles from a jiffy up to REAP_RETRY_MAX_MS, so the memory
  * comes back at most that long after the victim let go.  Each attempt
- * costs a timer, a trylock and, for a robust list, a walk of the lists
- * within their budget.  Attempts end when the reap could be done, when
+ * costs a timer, a trylock and, for a robust list, a walk of the lists,
+ * all walks of one reap sharing REAP_ROBUST_BUDGET: a reap that spends it
+ * ends, freeing nothing.  Attempts end when the reap could be done, when
  * exit_mmap() set MMF_OOM_SKIP, or after REAP_RETRY_TIMEOUT_MS: a victim
  * stuck that long (in D state with mmap_lock held, say) frees its memory
  * itself, if ever, and the reap ends with @result.

@@ -28,7 +28,10 @@ TRACE_DEFINE_ENUM(REAP_ON_KILL_ROBUST_NOT_RESIDENT);
  * the victim's anonymous memory and swap when the worker first ran, which
  * is what a reap can give back; freed is how much of it the reap gave
  * back, and kept_vmas how many VMAs it left for robust futexes: both 0
- * unless result is reaped or partial.
+ * unless result is reaped or partial.  robust_reads is the work the walks
+ * of robust futex lists did over all attempts, in words read plus threads
+ * looked at; robust_list_unreadable with robust_reads at the budget
+ * (262144) means the reap gave up on the lists' account.
  */
 TRACE_EVENT(reap_on_kill_queue,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id, bool mm_pinned),

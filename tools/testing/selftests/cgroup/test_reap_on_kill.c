@@ -2426,7 +2426,7 @@ out:
 /* Robust mutexes held by long_list_victim(): one list, near the limit. */
 #define ROBUST_HELD		2000
 /* REAP_ROBUST_BUDGET in mm/reap_on_kill.c: reads for one reap, in all. */
-#define ROBUST_BUDGET		65536
+#define ROBUST_BUDGET		262144
 
 /*
  * A victim whose main thread holds ROBUST_HELD robust mutexes, which the
