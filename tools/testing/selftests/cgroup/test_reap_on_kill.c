@@ -2453,6 +2453,9 @@ static void long_list_victim(int fd, void *arg)
 		if (pthread_mutex_init(&held[i], &attr) ||
 		    pthread_mutex_lock(&held[i]))
 			_exit(2);
+	/* Every walk reads the whole list: none of it may go to swap. */
+	if (mlock(held, sizeof(held)))
+		_exit(2);
 	if (pin_last_cpu(0) || pthread_create(&t, NULL, idle_thread, NULL))
 		_exit(2);
 	while (!(tid = __atomic_load_n(&idle_tid, __ATOMIC_ACQUIRE)))
@@ -2590,7 +2593,7 @@ static int test_robust_many_segments(const char *root)
 		_exit(wait_owner_dead(seg.mutex[0]));
 	if (waiter < 0 || !wait_sleeping(waiter))
 		goto out;
-	hog = starve_beside_hog(cg.parent, cg.leaf, pid);
+	hog = starve_hard(cg.parent, cg.leaf, pid);
 	if (hog < 0)
 		goto out;
 	sleep_ms(200);
