@@ -153,6 +153,23 @@ else
 	result fail harness:benchmark_runs "exit $rc, or the table is incomplete"
 fi
 
+step "cost smoke run (tiny; figures are not checked, only that covered kills were reaped: kill_reap counts reaps that freed memory, and a victim whose own exit got there first is not one)"
+set +e
+out=$("$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout 600 -- "$first_tests/reap_cost" \
+	-p 200 -r 1 -t 1 2>&1)
+rc=$?
+set -e
+printf '%s\n' "$out" | grep -E '^(setting|off|on) ' || true
+# "on": kills/s, kworker_us, cpu_us, reaps per kill; "off" reaps none.
+if [ "$rc" = 0 ] &&
+   awk '$1 == "off" && $5 == 0 { off = 1 } $1 == "on" && $2 > 0 && $5 > 0 { on = 1 }
+	END { exit !(off && on) }' <<<"$out"; then
+	result pass harness:cost_benchmark_runs
+else
+	printf '%s\n' "$out" | tail -20
+	result fail harness:cost_benchmark_runs "exit $rc, or covered kills were not reaped (reaps per kill)"
+fi
+
 # check_base BASE: our and upstream's selftests on BASE's kernel; every
 # result line names the base.
 check_base() {
