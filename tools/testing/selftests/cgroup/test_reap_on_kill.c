@@ -2423,40 +2423,67 @@ out:
 	return swap_end(ret);
 }
 
-/* Robust mutexes held by long_list_victim(): one list, near the limit. */
+/*
+ * long_lists_victim(): ROBUST_LISTS threads each hold ROBUST_HELD robust
+ * mutexes, each list near the exit path's limit.
+ */
+#define ROBUST_LISTS		8
 #define ROBUST_HELD		2000
 /* REAP_ROBUST_BUDGET in mm/reap_on_kill.c: reads for one reap, in all. */
 #define ROBUST_BUDGET		262144
 
-/*
- * A victim whose main thread holds ROBUST_HELD robust mutexes, which the
- * worker reads entry by entry, and whose idle second thread had the page
- * of its robust list head swapped out.  (Idle, not spinning: a thread
- * that runs again gets its rseq area, in that page, written by the
- * kernel on its way back to user space.)  Reports the head's address,
- * or 0.
- */
-static void long_list_victim(int fd, void *arg)
+static pthread_mutex_t held[ROBUST_LISTS][ROBUST_HELD];
+static int lists_locked;
+
+static void *list_holder(void *arg)
 {
-	static pthread_mutex_t held[ROBUST_HELD];
-	struct robust_list_head *head;
+	pthread_mutex_t *m = held[(long)arg];
 	pthread_mutexattr_t attr;
-	pthread_t t;
-	size_t len;
-	void *page;
-	pid_t tid;
 	int i;
 
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
 	for (i = 0; i < ROBUST_HELD; i++)
-		if (pthread_mutex_init(&held[i], &attr) ||
-		    pthread_mutex_lock(&held[i]))
+		if (pthread_mutex_init(&m[i], &attr) || pthread_mutex_lock(&m[i]))
 			_exit(2);
-	/* Every walk reads the whole list: none of it may go to swap. */
-	if (mlock(held, sizeof(held)))
+	__atomic_add_fetch(&lists_locked, 1, __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * A victim whose ROBUST_LISTS threads hold ROBUST_HELD robust mutexes
+ * each, which the worker reads entry by entry, and whose last thread,
+ * idle, had the page of its robust list head swapped out.  Its main
+ * thread spins, so that once starved the process gets no more than its
+ * share; the list holders, sharing it, take many seconds to walk their
+ * own lists on their way out.  (The thread with the swapped head is
+ * idle, not spinning: a thread that runs again gets its rseq area, in
+ * that page, written by the kernel on its way back to user space.)
+ * Reports the head's address, or 0.
+ */
+static void long_lists_victim(int fd, void *arg)
+{
+	struct robust_list_head *head;
+	pthread_t t;
+	size_t len;
+	void *page;
+	pid_t tid;
+	long i;
+
+	if (pin_last_cpu(0))
 		_exit(2);
-	if (pin_last_cpu(0) || pthread_create(&t, NULL, idle_thread, NULL))
+	/* One at a time: the worker walks the threads in creation order. */
+	for (i = 0; i < ROBUST_LISTS; i++) {
+		if (pthread_create(&t, NULL, list_holder, (void *)i))
+			_exit(2);
+		while (__atomic_load_n(&lists_locked, __ATOMIC_ACQUIRE) <= i)
+			usleep(1000);
+	}
+	/* Every walk reads the whole lists: none of them may go to swap. */
+	if (mlock(held, sizeof(held)) ||
+	    pthread_create(&t, NULL, idle_thread, NULL))
 		_exit(2);
 	while (!(tid = __atomic_load_n(&idle_tid, __ATOMIC_ACQUIRE)))
 		usleep(1000);
@@ -2474,9 +2501,10 @@ static void long_list_victim(int fd, void *arg)
  * The worker's reads of robust lists are bounded per reap, not per walk:
  * a walk that ends at a list head in swap is done again on every retry
  * (up to every 64 ms for 30 s), and each time it rereads the lists before
- * it.  Here one thread holds ROBUST_HELD robust mutexes and a later one's
- * head is in swap, with the process starved to 0.01% of a CPU, so that
- * the second thread's exit does not fault its head in for many seconds.  The reap must give up
+ * it.  Here ROBUST_LISTS threads hold ROBUST_HELD robust mutexes each and
+ * a later one's head is in swap, with the process starved to 0.01% of a
+ * CPU, so that neither that thread's exit faults its head in, nor the
+ * holders' exits empty their lists, for many seconds.  The reap must give up
  * once ROBUST_BUDGET reads are spent, keeping the whole address space, as
  * a plain kill does.  Fails if the reap read more than that, or ended
  * before the budget was spent (then the test proved nothing).
@@ -2501,7 +2529,7 @@ static int test_robust_walk_bounded(const char *root)
 	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
 	    trace_begin(reap_events))
 		goto out;
-	pid = spawn_child(cg.leaf, long_list_victim, NULL, &head);
+	pid = spawn_child(cg.leaf, long_lists_victim, NULL, &head);
 	if (pid < 0)
 		goto out;
 	if (!head) {
@@ -2512,8 +2540,8 @@ static int test_robust_walk_bounded(const char *root)
 	if (usage < 0 ||
 	    !trace_wait("reap_on_kill_finish", pid, &fin, 40 * SECOND))
 		goto out;
-	ksft_print_msg("%d robust mutexes, then a list head in swap: %s\n",
-		       ROBUST_HELD, fin.fields);
+	ksft_print_msg("%d x %d robust mutexes, then a list head in swap: %s\n",
+		       ROBUST_LISTS, ROBUST_HELD, fin.fields);
 	reads = trace_field(&fin, "robust_reads");
 	if (reads == ROBUST_BUDGET &&
 	    trace_is(&fin, "result", "robust_list_unreadable") &&
