@@ -159,6 +159,7 @@ out=$("$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout 600 -- "$first_te
 	-p 200 -r 1 -t 1 2>&1)
 rc=$?
 set -e
+out=$(tr -d '\r' <<<"$out")	# the console ends lines with CR LF
 printf '%s\n' "$out" | grep -E '^(setting|off|on) ' || true
 # "on": kills/s, kworker_us, cpu_us, reaps per kill; "off" reaps none.
 if [ "$rc" = 0 ] &&

@@ -2427,7 +2427,7 @@ out:
  * long_lists_victim(): ROBUST_LISTS threads each hold ROBUST_HELD robust
  * mutexes, each list near the exit path's limit.
  */
-#define ROBUST_LISTS		8
+#define ROBUST_LISTS		16
 #define ROBUST_HELD		2000
 /* REAP_ROBUST_BUDGET in mm/reap_on_kill.c: reads for one reap, in all. */
 #define ROBUST_BUDGET		262144
@@ -2472,7 +2472,11 @@ static void long_lists_victim(int fd, void *arg)
 	pid_t tid;
 	long i;
 
-	if (pin_last_cpu(0))
+	/*
+	 * No THP: khugepaged, collapsing the sparse thread stacks, would
+	 * swap the head back in (max_ptes_swap) while the worker waits.
+	 */
+	if (pin_last_cpu(0) || prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		_exit(2);
 	/* One at a time: the worker walks the threads in creation order. */
 	for (i = 0; i < ROBUST_LISTS; i++) {
