@@ -2427,10 +2427,13 @@ out:
  * long_lists_victim(): ROBUST_LISTS threads each hold ROBUST_HELD robust
  * mutexes, each list near the exit path's limit.
  */
-#define ROBUST_LISTS		16
+#define ROBUST_LISTS		32
 #define ROBUST_HELD		2000
 /* REAP_ROBUST_BUDGET in mm/reap_on_kill.c: reads for one reap, in all. */
 #define ROBUST_BUDGET		262144
+
+/* Their stacks, and with them their list heads, all in one VMA. */
+#define HOLDER_STACK		(64 * 1024)
 
 static pthread_mutex_t held[ROBUST_LISTS][ROBUST_HELD];
 static int lists_locked;
@@ -2466,6 +2469,8 @@ static void *list_holder(void *arg)
 static void long_lists_victim(int fd, void *arg)
 {
 	struct robust_list_head *head;
+	pthread_attr_t attr;
+	char *stacks;
 	pthread_t t;
 	size_t len;
 	void *page;
@@ -2478,9 +2483,19 @@ static void long_lists_victim(int fd, void *arg)
 	 */
 	if (pin_last_cpu(0) || prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		_exit(2);
+	/*
+	 * Each list head keeps the VMA it is in, and at most 16 VMAs are kept
+	 * before the reap gives up on other grounds: one VMA for all stacks.
+	 */
+	stacks = mmap(NULL, (size_t)ROBUST_LISTS * HOLDER_STACK,
+		      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (stacks == MAP_FAILED || pthread_attr_init(&attr))
+		_exit(2);
 	/* One at a time: the worker walks the threads in creation order. */
 	for (i = 0; i < ROBUST_LISTS; i++) {
-		if (pthread_create(&t, NULL, list_holder, (void *)i))
+		if (pthread_attr_setstack(&attr, stacks + i * HOLDER_STACK,
+					  HOLDER_STACK) ||
+		    pthread_create(&t, &attr, list_holder, (void *)i))
 			_exit(2);
 		while (__atomic_load_n(&lists_locked, __ATOMIC_ACQUIRE) <= i)
 			usleep(1000);
