@@ -2323,22 +2323,20 @@ static void *idle_thread(void *arg)
 }
 
 /*
- * A victim with an idle thread whose robust list head (in its TLS, where
- * glibc registers one for every thread) was swapped out; both threads on
- * the last CPU, to be starved there.  Reports the head's address, or 0 if
- * it could not be swapped out.
+ * In a victim: start an idle thread (asleep in pause()) and page out the
+ * page of its robust list head, in its TLS, where glibc registers one for
+ * every thread.  Exits the victim (status 2 or 3) if it cannot try.
+ * Return: the head's address, or 0 if MADV_PAGEOUT left it in memory.
  */
-static void swapped_head_victim(int fd, void *arg)
+static uintptr_t swap_out_idle_head(void)
 {
-	size_t size = *(size_t *)arg, len;
 	struct robust_list_head *head;
-	char *buf = map_anon(size);
 	pthread_t t;
-	pid_t tid;
+	size_t len;
 	void *page;
+	pid_t tid;
 
-	memset(buf, 0x5a, size);
-	if (pin_last_cpu(0) || pthread_create(&t, NULL, idle_thread, NULL))
+	if (pthread_create(&t, NULL, idle_thread, NULL))
 		_exit(2);
 	while (!(tid = __atomic_load_n(&idle_tid, __ATOMIC_ACQUIRE)))
 		usleep(1000);
@@ -2347,8 +2345,25 @@ static void swapped_head_victim(int fd, void *arg)
 		_exit(3);
 	page = (void *)((uintptr_t)head & ~((uintptr_t)page_size - 1));
 	if (madvise(page, page_size, MADV_PAGEOUT) || !page_in_swap(page))
-		head = NULL;
-	child_ready(fd, (uintptr_t)head);
+		return 0;
+	return (uintptr_t)head;
+}
+
+/*
+ * A victim with an idle thread whose robust list head (in its TLS, where
+ * glibc registers one for every thread) was swapped out; both threads on
+ * the last CPU, to be starved there.  Reports the head's address, or 0 if
+ * it could not be swapped out.
+ */
+static void swapped_head_victim(int fd, void *arg)
+{
+	size_t size = *(size_t *)arg;
+	char *buf = map_anon(size);
+
+	memset(buf, 0x5a, size);
+	if (pin_last_cpu(0))
+		_exit(2);
+	child_ready(fd, swap_out_idle_head());
 	/*
 	 * Spinning, the main thread has no lag owed to it that would let it
 	 * run its exit (and the process's) at once after the kill; the idle
@@ -2468,13 +2483,9 @@ static void *list_holder(void *arg)
  */
 static void long_lists_victim(int fd, void *arg)
 {
-	struct robust_list_head *head;
 	pthread_attr_t attr;
 	char *stacks;
 	pthread_t t;
-	size_t len;
-	void *page;
-	pid_t tid;
 	long i;
 
 	/*
@@ -2501,18 +2512,9 @@ static void long_lists_victim(int fd, void *arg)
 			usleep(1000);
 	}
 	/* Every walk reads the whole lists: none of them may go to swap. */
-	if (mlock(held, sizeof(held)) ||
-	    pthread_create(&t, NULL, idle_thread, NULL))
+	if (mlock(held, sizeof(held)))
 		_exit(2);
-	while (!(tid = __atomic_load_n(&idle_tid, __ATOMIC_ACQUIRE)))
-		usleep(1000);
-	usleep(50000);	/* into pause() */
-	if (syscall(SYS_get_robust_list, tid, &head, &len) || !head)
-		_exit(3);
-	page = (void *)((uintptr_t)head & ~((uintptr_t)page_size - 1));
-	if (madvise(page, page_size, MADV_PAGEOUT) || !page_in_swap(page))
-		head = NULL;
-	child_ready(fd, (uintptr_t)head);
+	child_ready(fd, swap_out_idle_head());
 	spin();
 }
 
