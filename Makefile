@@ -24,14 +24,16 @@ help:
 	@echo "make export-series  write build/linux-KBASE's commits back to its series"
 	@echo "make kernel | kernel-stock | tests   build pieces"
 	@echo "make checkpatch     checkpatch.pl --strict on the series and our files"
-	@echo "make systemd        patched systemd: fetch, build, boot as PID 1, its tests and libcgroup's"
-	@echo "make systemd-export-series  write build/systemd/src's commits back to patches/systemd"
+	@echo "make systemd        patched systemd 262 and 257: fetch, build, boot as PID 1, their tests and libcgroup's"
+	@echo "make systemd-export-series  write build/systemd-SD_BASE/src's commits back to its series"
 	@echo "make series         upstream-ready series + cover letters in build/series-{mainline,6.12}/, built patch by patch"
 	@echo "make deb            Debian packages of the patched 6.12 kernel in build/deb/, boot-checked"
 	@echo ""
 	@echo "KBASE=mainline (default) or KBASE=6.12 picks the kernel base of the"
 	@echo "single-kernel targets (tree, kernel, shell, stress, baseline, series, ...);"
 	@echo "make check checks both (CHECK_KBASES='6.12' for one)."
+	@echo "SD_BASE=262 (default, the upstream target) or SD_BASE=257 (Debian 13's"
+	@echo "backport) picks the systemd base of systemd-export-series and of shell's PID 1."
 
 demo:
 	$(S)/bench.sh demo

@@ -1,16 +1,17 @@
 #!/bin/bash
-# systemd's MemoryReapOnKill= and libcgroup's tools on the patched kernel:
-# fetch and build the patched systemd if needed, boot it as PID 1 in the
-# guest and run there systemd's own unit tests that cover the change and the
-# integration test, run it on the stock kernel (no
-# memory.reap_on_kill) if one is built, and run the cgroup-tools tests.
+# systemd's MemoryReapOnKill= and libcgroup's tools on the patched kernel.
+# For each systemd base (SD_BASES in lib.sh: 262, the upstream target, and
+# the 257 backport): fetch and build the patched systemd if needed, boot it
+# as PID 1 in the guest and run there systemd's own unit tests that cover
+# the change, its TEST-19-CGROUP.reap-on-kill integration subtest and our
+# integration test; run the latter on the stock kernel (no
+# memory.reap_on_kill) if one is built.  Then run the cgroup-tools tests.
 #
 # Prints one line per test, "PASS name", "FAIL name: reason" or
 # "SKIP name: reason", then "COUNTS <passed> <failed> <skipped>"; progress
 # and timings go to stderr.  Exits 0 even when tests fail.
 . "$(dirname "$0")/lib.sh"
 
-SD=$BUILD/systemd
 kernel=${KERNEL:-$OBJ/arch/x86/boot/bzImage}
 stock_kernel=$STOCK_OBJ/arch/x86/boot/bzImage
 passed=0 failed=0 skipped=0
@@ -41,47 +42,14 @@ skip_all() {	# skip_all REASON NAME...
 timed() {	# timed LABEL: the seconds since the last call
 	local now=$SECONDS
 	say "time: $1 $((now - ${last:-0})) s"
-	echo "$1 $((now - ${last:-0}))" >> "$SD/times"
+	echo "$1 $((now - ${last:-0}))" >> "$BUILD/systemd-times"
 	last=$now
 }
 
-mkdir -p "$SD"
-: > "$SD/times"
-last=$SECONDS
-INTEGRATION="systemd:pid1_is_patched_systemd systemd:integration"
-LIBCGROUP="libcgroup:tests"
-
-# Build dependencies, the tree, the build.
-if ! "$TOP/scripts/deps.sh" systemd >&2; then
-	emit <<< "FAIL systemd:deps: scripts/deps.sh systemd failed"
-	finish
-fi
-if ! "$TOP/scripts/systemd-build.sh" tests > "$SD/check-build.log" 2>&1; then
-	tail -15 "$SD/check-build.log" >&2
-	emit <<< "FAIL systemd:build: $(grep -m1 '^error:' "$SD/check-build.log" || echo 'see build/systemd/check-build.log')"
-	skip_all "systemd was not built" systemd-unit:tests $INTEGRATION
-	skip_all "systemd was not built" $LIBCGROUP
-	finish
-fi
-say "systemd: $(cat "$SD/built-version") ($(ls "$TOP"/patches/systemd/*.patch | wc -l) patches)"
-emit <<< "PASS systemd:build"
-timed build
-
-# systemd's own unit tests that cover the change run in the guest below,
-# under our systemd as PID 1 (some need a booted systemd).
-SD_UNIT_TESTS=$(sed -n 's/^SD_UNIT_TESTS=${SD_UNIT_TESTS:-"\(.*\)"}$/\1/p' "$TOP/scripts/systemd-build.sh")
-
-if [ ! -f "$kernel" ]; then
-	"$TOP/scripts/build-kernel.sh" >&2 || true
-fi
-if [ ! -f "$kernel" ]; then
-	skip_all "no kernel at ${kernel#"$TOP"/}" $INTEGRATION $LIBCGROUP
-	finish
-fi
-
-# Our systemd as PID 1 on the patched kernel.
+# Our systemd as PID 1 on a kernel; the guest writes its result lines to
+# /job/out/results.
 run_guest() {	# run_guest NAME LOG GUEST-RUN-ARGS... -- CMD...
-	local name=$1 log=$2 rc out=$SD/guest-out
+	local name=$1 log=$2 rc out=$BUILD/systemd-guest-out
 	shift 2
 	rm -rf "$out"
 	set +e
@@ -100,24 +68,69 @@ run_guest() {	# run_guest NAME LOG GUEST-RUN-ARGS... -- CMD...
 }
 results() { printf '%s 2>&1 | tee /job/out/results' "$*"; }
 
-step "booting our systemd as PID 1 for the integration test"
-run_guest systemd "$SD/guest-integration.log" --systemd --kernel "$kernel" --timeout 600 -- \
-	bash -c "{ $TOP/tests/systemd/run-unit-tests.sh $SD/obj-tests $SD_UNIT_TESTS; $TOP/tests/systemd/test-memory-reap-on-kill.sh patched; } 2>&1 | tee /job/out/results"
-timed integration
-boot=$(grep -ao 'Startup finished in [^.]*\.[0-9]*s' "$SD/guest-integration.log" | head -1 || true)
-[ -n "$boot" ] && say "systemd as PID 1: $boot (kernel + userspace, with the test job)"
+# check_base BASE: build systemd BASE, and its tests on both kernels.
+check_base() {
+	local b=$1 sd label unit_tests integration
+	sd=$BUILD/systemd-$b
+	label=systemd-$b
+	integration="$label:pid1_is_patched_systemd $label:TEST-19-CGROUP.reap-on-kill $label:integration"
+	mkdir -p "$sd"
+	if ! SD_BASE=$b "$TOP/scripts/systemd-build.sh" tests > "$sd/check-build.log" 2>&1; then
+		tail -15 "$sd/check-build.log" >&2
+		emit <<< "FAIL $label:build: $(grep -m1 '^error:' "$sd/check-build.log" || echo "see ${sd#"$TOP"/}/check-build.log")"
+		skip_all "systemd $b was not built" "$label-unit:tests" $integration
+		return 0
+	fi
+	say "$label: $(cat "$sd/built-version") ($(ls "$(sd_series "$b")"/*.patch | wc -l) patches)"
+	emit <<< "PASS $label:build"
+	timed "$label build"
 
-if [ -f "$stock_kernel" ]; then
-	step "our systemd on the stock kernel (no memory.reap_on_kill)"
-	run_guest systemd-stock "$SD/guest-stock.log" --systemd --kernel "$stock_kernel" --timeout 600 -- \
-		bash -c "$(results "$TOP/tests/systemd/test-memory-reap-on-kill.sh" stock)"
-	timed stock
-else
-	skip_all "no stock kernel built (make baseline builds ${STOCK_OBJ#"$TOP"/})" systemd:stock_kernel
+	# systemd's own unit tests that cover the change run in the guest, under
+	# our systemd as PID 1 (some need a booted systemd).
+	unit_tests=$(sd_unit_tests "$b")
+	if [ ! -f "$kernel" ]; then
+		skip_all "no kernel at ${kernel#"$TOP"/}" $integration
+		return 0
+	fi
+	export SYSTEMD_DEST=$sd/dest
+	step "booting systemd $b as PID 1 for its tests"
+	run_guest "$label" "$sd/guest-integration.log" --systemd --kernel "$kernel" --timeout 600 -- \
+		bash -c "{ SD_LABEL=$label $TOP/tests/systemd/run-unit-tests.sh $sd/obj $unit_tests;
+			   SD_LABEL=$label $TOP/tests/systemd/run-subtest.sh $sd/src/test/units/TEST-19-CGROUP.reap-on-kill.sh;
+			   SD_LABEL=$label SD_BASE=$b $TOP/tests/systemd/test-memory-reap-on-kill.sh patched; } 2>&1 | tee /job/out/results"
+	timed "$label integration"
+	boot=$(grep -ao 'Startup finished in [^.]*\.[0-9]*s' "$sd/guest-integration.log" | head -1 || true)
+	[ -n "$boot" ] && say "systemd $b as PID 1: $boot (kernel + userspace, with the test job)"
+
+	if [ -f "$stock_kernel" ]; then
+		step "systemd $b on the stock kernel (no memory.reap_on_kill)"
+		run_guest "$label-stock" "$sd/guest-stock.log" --systemd --kernel "$stock_kernel" --timeout 600 -- \
+			bash -c "$(results "SD_LABEL=$label SD_BASE=$b $TOP/tests/systemd/test-memory-reap-on-kill.sh" stock)"
+		timed "$label stock"
+	else
+		skip_all "no stock kernel built (make baseline builds ${STOCK_OBJ#"$TOP"/})" "$label-stock:stock_kernel"
+	fi
+}
+
+: > "$BUILD/systemd-times"
+last=$SECONDS
+if ! "$TOP/scripts/deps.sh" systemd >&2; then
+	emit <<< "FAIL systemd:deps: scripts/deps.sh systemd failed"
+	finish
 fi
+if [ ! -f "$kernel" ]; then
+	"$TOP/scripts/build-kernel.sh" >&2 || true
+fi
+for b in $SD_BASES; do
+	check_base "$b"
+done
 
 step "libcgroup's tools on the patched kernel"
-run_guest libcgroup "$SD/guest-libcgroup.log" --kernel "$kernel" --timeout 300 -- \
-	bash -c "$(results "$TOP/tests/systemd/test-libcgroup.sh")"
-timed libcgroup
+if [ -f "$kernel" ]; then
+	run_guest libcgroup "$BUILD/systemd-libcgroup.log" --kernel "$kernel" --timeout 300 -- \
+		bash -c "$(results "$TOP/tests/systemd/test-libcgroup.sh")"
+	timed libcgroup
+else
+	skip_all "no kernel at ${kernel#"$TOP"/}" libcgroup:tests
+fi
 finish

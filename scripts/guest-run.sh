@@ -9,7 +9,7 @@
 # is kept under build/guest/logs.  What the command writes to /job/out in
 # the guest is copied to $GUEST_OUT, if set, with the console as
 # console.log.  With --systemd, the systemd built by
-# scripts/systemd-build.sh (build/systemd/dest, or $SYSTEMD_DEST) is
+# scripts/systemd-build.sh (build/systemd-SD_BASE/dest, or $SYSTEMD_DEST) is
 # overlaid on the root and boots as PID 1, and the command runs as its
 # service reap-job.service.  Exit status: the command's own, or
 #   124  the guest timed out        123  the guest did not report a status
@@ -40,12 +40,12 @@ case $TOP in
 esac
 append=
 if [ "$jobmode" = systemd ]; then
-	sddest=$(realpath -m "${SYSTEMD_DEST:-$BUILD/systemd/dest}")
+	sddest=$(realpath -m "${SYSTEMD_DEST:-$SD/dest}")
 	case $sddest in
 	"$TOP"/*) ;;
 	*) die "the systemd install $sddest is not under the checkout, which the guest cannot see" ;;
 	esac
-	[ -x "$sddest/usr/lib/systemd/systemd" ] || die "no systemd in ${sddest#"$TOP"/}: run scripts/systemd-build.sh"
+	[ -x "$sddest/usr/lib/systemd/systemd" ] || die "no systemd in ${sddest#"$TOP"/}: run SD_BASE=$SD_BASE scripts/systemd-build.sh"
 	append=" reap.sdroot=${sddest#"$TOP"/}"
 fi
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: install Debian package qemu-system-x86"

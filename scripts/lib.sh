@@ -24,6 +24,41 @@ mainline)
 	;;
 esac
 KBASES="mainline 6.12"
+
+# Two systemd bases (SD_BASE), the same way: "262", the series to send
+# upstream, on the newest systemd Debian ships (sid, or testing while the
+# mirror lacks sid's files); and "257", the backport that Debian 13's
+# packages carry (trixie).  Each has its series, its tree and build under
+# build/systemd-SD_BASE, and its own checks in make check.
+SD_BASES="262 257"
+SD_BASE=${SD_BASE:-262}
+sd_series() {	# sd_series BASE: the directory of its series
+	case $1 in
+	262) echo "$TOP/patches/systemd" ;;
+	*) echo "$TOP/patches/systemd-$1" ;;
+	esac
+}
+# sd_unit_tests BASE: systemd's own unit tests that cover MemoryReapOnKill=
+# (test-load-fragment: parser, bus round trip, getters, dump;
+# test-bus-unit-util, which 257 lacks: the client's parser) or the code it
+# touches (cgroup masks, unit serialization).
+sd_unit_tests() {
+	case $1 in
+	257) echo "test-load-fragment test-cgroup-mask test-unit-serialize" ;;
+	*) echo "test-load-fragment test-bus-unit-util test-cgroup-mask test-unit-serialize" ;;
+	esac
+}
+case $SD_BASE in
+262) SD_SUITES=${SD_SUITES:-"sid forky"} ;;
+257) SD_SUITES=${SD_SUITES:-trixie} ;;
+*)
+	printf 'error: SD_BASE=%s: want 262 or 257\n' "$SD_BASE" >&2
+	exit 1
+	;;
+esac
+SD_SERIES=$(sd_series "$SD_BASE")
+SD=$BUILD/systemd-$SD_BASE		# its tree (src), builds, install (dest)
+
 TREE=$BUILD/linux-$KBASE		# pristine source + series, a git repository
 OBJ=$BUILD/obj/linux-$KBASE		# objects of the patched kernel
 DEBUG_OBJ=$OBJ-debug			# the same with KASAN, lockdep & co.

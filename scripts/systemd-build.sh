@@ -1,26 +1,25 @@
 #!/bin/bash
-# Build the patched systemd with meson and ninja, with only what booting it
-# as the guest's PID 1 and the tests need, and install it into
-# build/systemd/dest (a DESTDIR the guest overlays on the host's root).
+# Build the patched systemd of SD_BASE (lib.sh) with meson and ninja, with
+# only what booting it as the guest's PID 1 and the tests need, and install
+# it into build/systemd-SD_BASE/dest (a DESTDIR the guest overlays on the
+# host's root).
 #
 #   systemd-build.sh          build and install (incremental; nothing to do
 #                             when nothing changed)
 #   systemd-build.sh tests    also build systemd's own unit tests that cover
 #                             MemoryReapOnKill= (run by check-systemd.sh)
 #
-# Two build directories share ccache: obj (what is installed, no tests) and
-# obj-tests (tests=true, but only the named test programs are built).
+# One build directory, configured with tests=true so that the unit tests can
+# be built in it, but only what is installed and the named test programs are
+# built (not the hundreds of other tests): one compile of everything, not two.
 . "$(dirname "$0")/lib.sh"
 
-SD=$BUILD/systemd
 SD_TREE=$SD/src
 OBJ_SD=$SD/obj
-OBJ_SD_TESTS=$SD/obj-tests
 DEST=$SD/dest
-# systemd's own unit tests that cover MemoryReapOnKill= (test-load-fragment:
-# parser, bus round trip, dump) or the code it touches (cgroup masks, unit
-# serialization); the executor is needed by the tests' manager.
-SD_UNIT_TESTS=${SD_UNIT_TESTS:-"test-load-fragment test-cgroup-mask test-cgroup-unit-default test-unit-serialize"}
+REL=${SD#"$TOP"/}
+# The unit tests to build (lib.sh); the executor is needed by their manager.
+SD_UNIT_TESTS=${SD_UNIT_TESTS:-$(sd_unit_tests "$SD_BASE")}
 
 "$TOP/scripts/systemd-source.sh"
 
@@ -44,13 +43,18 @@ OPTIONS=(
 	-Dquotacheck=false -Dsysusers=false -Dstoragetm=false -Dtmpfiles=false
 	-Dhwdb=false -Drfkill=false -Dxdg-autostart=false -Didn=false
 	-Dkernel-install=false -Dcreate-log-dirs=false -Dsmack=false
-	-Dima=false -Dipe=false -Dgshadow=false -Dnscd=false
+	-Dima=false -Dipe=false -Dgshadow=false
 	-Dvmspawn=disabled -Dbootloader=disabled -Dukify=disabled
-	-Dbpf-framework=disabled -Dstandalone-binaries=false
-	-Dsysvinit-path= -Dsysvrcnd-path= -Drc-local=
+	-Dbpf-framework=disabled
 	-Dprefix=/usr -Dsysconfdir=/etc -Dlocalstatedir=/var
 	-Dversion-tag="$(cat "$SD/base-version")+reap-on-kill"
 )
+# Options that 262 dropped (nscd, SysV scripts) or changed (standalone
+# binaries: a list instead of a boolean).
+case $SD_BASE in
+257) OPTIONS+=(-Dnscd=false -Dstandalone-binaries=false -Dsysvinit-path= -Dsysvrcnd-path= -Drc-local=) ;;
+*) OPTIONS+=(-Dstandalone-binaries=) ;;
+esac
 
 export CC="ccache gcc"
 setup() {	# setup BUILDDIR TESTS
@@ -62,34 +66,43 @@ setup() {	# setup BUILDDIR TESTS
 	step "meson setup ${dir#"$TOP"/} (tests=$tests)"
 	rm -rf "$dir"
 	meson setup "$dir" "$SD_TREE" "${OPTIONS[@]}" -Dtests="$tests" > "$SD/meson-setup-$(basename "$dir").log" 2>&1 ||
-		die "meson setup failed; see build/systemd/meson-setup-$(basename "$dir").log"
+		die "meson setup failed; see $REL/meson-setup-$(basename "$dir").log"
 	echo "$want" > "$dir/.reap-options"
 }
 
-setup "$OBJ_SD" false
+# The outputs of every target that meson installs, relative to BUILDDIR.
+installed_targets() {	# installed_targets BUILDDIR
+	meson introspect "$1" --targets |
+		python3 -c 'import json, os, sys
+for t in json.load(sys.stdin):
+    if t.get("installed"):
+        for f in t["filename"]:
+            print(os.path.relpath(f, os.path.realpath(sys.argv[1])))' "$1"
+}
+
+setup "$OBJ_SD" true
 # ninja regenerates version.h on every run, so "ninja -n" never says there is
 # nothing to do; build, and install again only when something was relinked or
 # the tree moved.
 head=$(git -C "$SD_TREE" rev-parse HEAD)
-step "building systemd $(cat "$SD/base-version") + series (log: build/systemd/ninja.log)"
-ninja -C "$OBJ_SD" -j "$(make_jobs)" > "$SD/ninja.log" 2>&1 ||
-	{ tail -30 "$SD/ninja.log" >&2; die "systemd build failed; see build/systemd/ninja.log"; }
+targets=$(installed_targets "$OBJ_SD") || die "meson introspect ${OBJ_SD#"$TOP"/} failed"
+if [ "${1:-}" = tests ]; then
+	targets="$targets systemd-executor $SD_UNIT_TESTS"
+	step "building systemd $(cat "$SD/base-version") + series, and unit tests $SD_UNIT_TESTS (log: $REL/ninja.log)"
+else
+	step "building systemd $(cat "$SD/base-version") + series (log: $REL/ninja.log)"
+fi
+# shellcheck disable=SC2086
+ninja -C "$OBJ_SD" -j "$(make_jobs)" $targets > "$SD/ninja.log" 2>&1 ||
+	{ tail -30 "$SD/ninja.log" >&2; die "systemd build failed; see $REL/ninja.log"; }
 if [ -f "$DEST/.reap-installed" ] && [ "$(cat "$DEST/.reap-installed")" = "$head" ] &&
    ! grep -q 'Linking target' "$SD/ninja.log"; then
-	step "systemd install in build/systemd/dest is up to date"
+	step "systemd install in $REL/dest is up to date"
 else
-	step "installing into build/systemd/dest"
+	step "installing into $REL/dest"
 	rm -rf "$DEST"
 	DESTDIR=$DEST meson install -C "$OBJ_SD" --no-rebuild --quiet > "$SD/install.log" 2>&1 ||
-		die "meson install failed; see build/systemd/install.log"
+		die "meson install failed; see $REL/install.log"
 	echo "$head" > "$DEST/.reap-installed"
 fi
 echo "$(cat "$SD/base-version") $(git -C "$SD_TREE" describe --always --tags)" > "$SD/built-version"
-
-if [ "${1:-}" = tests ]; then
-	setup "$OBJ_SD_TESTS" true
-	step "building systemd unit tests: $SD_UNIT_TESTS"
-	# shellcheck disable=SC2086
-	ninja -C "$OBJ_SD_TESTS" -j "$(make_jobs)" systemd-executor $SD_UNIT_TESTS > "$SD/ninja-tests.log" 2>&1 ||
-		{ tail -30 "$SD/ninja-tests.log" >&2; die "systemd unit test build failed; see build/systemd/ninja-tests.log"; }
-fi

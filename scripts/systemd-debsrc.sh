@@ -1,6 +1,7 @@
 #!/bin/bash
 # A Debian source package of the patched systemd, for Debian 13 (trixie):
-# Debian's own systemd source package with patches/systemd added to
+# Debian's own systemd 257 source package with the 257 backport
+# (patches/systemd-257) added to
 # debian/patches and a changelog entry, written to build/deb/.  Unpacking it
 # again with dpkg-source applies the patches, which checks that they do.
 #
@@ -8,11 +9,12 @@
 # build dependencies are not all in Debian 12, and the full build takes
 # hours on 2 cores, so this machine only builds the lean systemd that
 # make check boots (scripts/systemd-build.sh).
+SD_BASE=257
 . "$(dirname "$0")/lib.sh"
 
 "$TOP/scripts/systemd-source.sh" >&2
-dsc=$(ls "$BUILD"/systemd/dl/systemd_*.dsc 2>/dev/null | head -1)
-[ -n "$dsc" ] || die "no systemd source package in build/systemd/dl"
+dsc=$(ls "$SD"/dl/systemd_*.dsc 2>/dev/null | head -1)
+[ -n "$dsc" ] || die "no systemd source package in ${SD#"$TOP"/}/dl"
 work=$BUILD/systemd-debsrc
 out=$BUILD/deb
 rm -rf "$work"
@@ -24,7 +26,7 @@ dpkg-source -q --no-check -x "$dsc" "$work/systemd" >/dev/null ||
 version=$(dpkg-parsechangelog -l "$work/systemd/debian/changelog" -S Version)
 new=$version+reaponkill1
 mkdir -p "$work/systemd/debian/patches"
-for p in "$TOP"/patches/systemd/*.patch; do
+for p in "$SD_SERIES"/*.patch; do
 	name=reap-on-kill/$(basename "$p")
 	mkdir -p "$work/systemd/debian/patches/reap-on-kill"
 	cp "$p" "$work/systemd/debian/patches/$name"
@@ -56,4 +58,4 @@ dpkg-source -q -x "$out/systemd_${new#*:}.dsc" "$check" >/dev/null ||
 	die "the source package does not unpack: a patch does not apply"
 grep -q MemoryReapOnKill "$check/src/core/load-fragment-gperf.gperf.in" ||
 	die "the unpacked source package lacks MemoryReapOnKill="
-step "systemd source package: build/deb/systemd_${new#*:}.dsc ($(ls "$TOP"/patches/systemd/*.patch | wc -l) patches in debian/patches/reap-on-kill)"
+step "systemd source package: build/deb/systemd_${new#*:}.dsc ($(ls "$SD_SERIES"/*.patch | wc -l) patches in debian/patches/reap-on-kill)"
