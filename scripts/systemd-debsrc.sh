@@ -9,7 +9,7 @@
 # build dependencies are not all in Debian 12, and the full build takes
 # hours on 2 cores, so this machine only builds the lean systemd that
 # make check boots (scripts/systemd-build.sh).
-SD_BASE=257
+export SD_BASE=257
 . "$(dirname "$0")/lib.sh"
 
 "$TOP/scripts/systemd-source.sh" >&2
