@@ -33,7 +33,7 @@ help:
 	@echo "single-kernel targets (tree, kernel, shell, stress, baseline, series, ...);"
 	@echo "make check checks both (CHECK_KBASES='6.12' for one)."
 	@echo "SD_BASE=262 (default, the upstream target) or SD_BASE=257 (Debian 13's"
-	@echo "backport) picks the systemd base of systemd-export-series and of shell's PID 1."
+	@echo "backport) picks the systemd base of systemd-export-series and of guest-run.sh --systemd."
 
 demo:
 	$(S)/bench.sh demo
