@@ -53,6 +53,7 @@ pkg-config:pkg-config
 /usr/lib/python3/dist-packages/jinja2:python3-jinja2
 /usr/lib/python3/dist-packages/elftools:python3-pyelftools
 cgcreate:cgroup-tools
+jq:jq
 "
 fi
 
