@@ -55,17 +55,19 @@ case $SD_BASE in
 257) OPTIONS+=(-Dnscd=false -Dstandalone-binaries=false -Dsysvinit-path= -Dsysvrcnd-path= -Drc-local=) ;;
 *) OPTIONS+=(-Dstandalone-binaries=) ;;
 esac
+# tests=true so that the unit tests can be built; only those named are.
+OPTIONS+=(-Dtests=true)
 
 export CC="ccache gcc"
-setup() {	# setup BUILDDIR TESTS
-	local dir=$1 tests=$2 want
-	want="${OPTIONS[*]} -Dtests=$tests"
+setup() {	# setup BUILDDIR
+	local dir=$1 want
+	want="${OPTIONS[*]}"
 	if [ -f "$dir/build.ninja" ] && [ "$(cat "$dir/.reap-options" 2>/dev/null)" = "$want" ]; then
 		return 0
 	fi
-	step "meson setup ${dir#"$TOP"/} (tests=$tests)"
+	step "meson setup ${dir#"$TOP"/}"
 	rm -rf "$dir"
-	meson setup "$dir" "$SD_TREE" "${OPTIONS[@]}" -Dtests="$tests" > "$SD/meson-setup-$(basename "$dir").log" 2>&1 ||
+	meson setup "$dir" "$SD_TREE" "${OPTIONS[@]}" > "$SD/meson-setup-$(basename "$dir").log" 2>&1 ||
 		die "meson setup failed; see $REL/meson-setup-$(basename "$dir").log"
 	echo "$want" > "$dir/.reap-options"
 }
@@ -80,7 +82,7 @@ for t in json.load(sys.stdin):
             print(os.path.relpath(f, os.path.realpath(sys.argv[1])))' "$1"
 }
 
-setup "$OBJ_SD" true
+setup "$OBJ_SD"
 # ninja regenerates version.h on every run, so "ninja -n" never says there is
 # nothing to do; build, and install again only when something was relinked or
 # the tree moved.
