@@ -28,6 +28,16 @@ kernel=$(kobj "$first_base")/arch/x86/boot/bzImage
 
 
 passed=0 failed=0 skipped=0 xfailed=0
+
+# phase NAME: the time since the previous phase ended goes to NAME; the
+# run ends with all of them on one line (CI keeps only the end of a log).
+phases= phase_start=$(date +%s)
+phase() {
+	local now
+	now=$(date +%s)
+	phases="$phases${phases:+, }$1 $((now - phase_start)) s"
+	phase_start=$now
+}
 prefix=		# "BASE:" while a base's selftests are summarized
 result() {	# result pass|fail NAME [DETAIL]
 	if [ "$1" = pass ]; then
@@ -45,6 +55,7 @@ for b in $bases; do
 	[ "$flavour" = patched ] || KBASE=$b "$TOP/scripts/build-kernel.sh"
 	KBASE=$b "$TOP/scripts/build-tests.sh"
 	say "$b: $(cat "$BUILD/linux-$b.base-version") + $(ls "$TOP/patches/linux$([ "$b" = mainline ] || echo "-$b")"/*.patch | wc -l) patches"
+	phase "$b kernel+selftests build"
 done
 first_tests=$BUILD/tests-$first_base/cgroup
 
@@ -76,8 +87,10 @@ unit "$TOP/tests/harness/test-tap-summary.sh"
 
 # The series must compile with the feature, futexes or 32-bit compat off
 # (on the first base: the objects it compiles are the same on the other).
+phase "harness unit tests"
 step "build matrix ($first_base)"
 KBASE=$first_base unit "$TOP/scripts/build-matrix.sh"
+phase "build matrix"
 
 # kernel_reports DIR NAME...: "NAME<tab>first report" for every NAME whose
 # kernel log, DIR/NAME.dmesg as guest/run-tests.sh saves it (or DIR/NAME),
@@ -137,6 +150,7 @@ else
 	result fail harness:guest_report_names_binary "reports per binary: '$(tr '\t\n' ': ' <<<"$reports")', want one, for guest-lkdtm-warning"
 fi
 
+phase "harness guest runs"
 step "benchmark smoke run (tiny; figures are not checked)"
 set +e
 out=$("$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout 600 -- "$first_tests/reap_bench" \
@@ -231,9 +245,11 @@ check_base() {
 	grep -h '^# kill-to-free\|^# readers:' "$res"/test_reap_on_kill.tap 2>/dev/null || true
 }
 
+phase "benchmark and cost smoke runs"
 for b in $bases; do
 	prefix="$b:"
 	check_base "$b"
+	phase "$b guest"
 done
 prefix=
 if [ "$flavour" = patched ]; then
@@ -242,8 +258,10 @@ if [ "$flavour" = patched ]; then
 	grep -v '^COUNTS' <<<"$sd_out"
 	read -r _ p f s < <(grep '^COUNTS' <<<"$sd_out")
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	phase "systemd+libcgroup"
 fi
 
+echo "time: $phases; total $(($(date +%s) - REAP_T0)) s"
 echo "$skipped skipped (reasons above), $xfailed known failures (tests/known-failures)"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

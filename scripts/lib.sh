@@ -90,7 +90,15 @@ export KBUILD_BUILD_HOST=build
 
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
-step() { printf '==> %s\n' "$*" >&2; }
+# Steps print the time since the outermost script started (m:ss), so a
+# log shows where a slow run spent it.
+: "${REAP_T0:=$(date +%s)}"
+export REAP_T0
+elapsed() {
+	local s=$(($(date +%s) - REAP_T0))
+	printf '%d:%02d' $((s / 60)) $((s % 60))
+}
+step() { printf '==> [%s] %s\n' "$(elapsed)" "$*" >&2; }
 
 # Files we own in the kernel tree: tracked in our repository under one of
 # OUR_KERNEL_FILES.
