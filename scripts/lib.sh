@@ -140,4 +140,24 @@ private_apt() {
 		"$@"
 }
 
+# private_apt_update DIR LOG [ARGS...]: "apt-get update" of a private
+# configuration, its output in LOG.  A mirror that stopped syncing (or
+# snapshot.debian.org) serves sid's and testing's Release files after their
+# Valid-Until date, and apt then refuses the whole suite.  The signatures are
+# what make the files trustworthy; the date only guards against being held
+# back on old packages.  So an update that failed only for that is tried
+# again without the date check, with a warning naming the suites and when
+# they expired; REAP_APT_STRICT=1 refuses instead.
+private_apt_update() {
+	local dir=$1 log=$2 expired
+	shift 2
+	LC_ALL=C private_apt "$dir" "$@" update >"$log" 2>&1 && return 0
+	expired=$(sed -n 's|^E: Release file for \(.*\) is expired (invalid since \(.*\))\..*|\1 (expired \2 ago)|p' "$log")
+	[ -n "$expired" ] || return 1
+	[ "${REAP_APT_STRICT:-0}" = 1 ] && return 1
+	say "warning: the mirror's Release files are past their Valid-Until date: $(echo $expired)"
+	say "warning: using them anyway (signatures are still checked); REAP_APT_STRICT=1 refuses"
+	LC_ALL=C private_apt "$dir" "$@" -o Acquire::Check-Valid-Until=false update >>"$log" 2>&1
+}
+
 . "$TOP/scripts/lib-tree.sh"

@@ -26,8 +26,8 @@ installed_6_12() {
 
 # The newest linux-source-7.* in the suite's package index.
 newest_mainline_package() {
-	private_apt "$apt_dir" -o APT::Architecture=amd64 \
-		-o APT::Architectures=amd64 update >"$BUILD/logs/linux-apt-update.log" 2>&1 ||
+	private_apt_update "$apt_dir" "$BUILD/logs/linux-apt-update.log" \
+		-o APT::Architecture=amd64 -o APT::Architectures=amd64 ||
 		die "apt-get update of Debian $suite ($mirror) failed; see build/logs/linux-apt-update.log"
 	apt-cache -o Dir::Etc::SourceList="$apt_dir/sources.list" \
 		-o Dir::Etc::SourceParts="$apt_dir/sources.list.d" \

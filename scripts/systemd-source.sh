@@ -25,7 +25,7 @@ fetch() {
 		echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $SD_MIRROR $suite main"
 	done > "$SD_APT/sources.list"
 	step "apt-get update (private sources list: sid, forky, trixie deb-src)"
-	private_apt "$SD_APT" update > "$SD/apt-update.log" 2>&1 ||
+	private_apt_update "$SD_APT" "$SD/apt-update.log" ||
 		die "apt-get update of Debian's source archive ($SD_MIRROR) failed; see ${SD#"$TOP"/}/apt-update.log"
 	: > "$SD/apt-source.log"
 	for suite in $SD_SUITES; do
