@@ -5,7 +5,8 @@
 # as PID 1 in the guest and run there systemd's own unit tests that cover
 # the change, its TEST-19-CGROUP.reap-on-kill integration subtest and our
 # integration test; run the latter on the stock kernel (no
-# memory.reap_on_kill) if one is built.  Then run the cgroup-tools tests.
+# memory.reap_on_kill) if one is built.  The man pages that document the
+# setting are rendered and read on the host (tests/systemd/check-man.sh).  Then run the cgroup-tools tests.
 #
 # Prints one line per test, "PASS name", "FAIL name: reason" or
 # "SKIP name: reason", then "COUNTS <passed> <failed> <skipped>"; progress
@@ -78,12 +79,13 @@ check_base() {
 	if ! SD_BASE=$b "$TOP/scripts/systemd-build.sh" tests > "$sd/check-build.log" 2>&1; then
 		tail -15 "$sd/check-build.log" >&2
 		emit <<< "FAIL $label:build: $(grep -m1 '^error:' "$sd/check-build.log" || echo "see ${sd#"$TOP"/}/check-build.log")"
-		skip_all "systemd $b was not built" "$label-unit:tests" $integration
+		skip_all "systemd $b was not built" "$label-unit:tests" "$label:man_pages" $integration
 		return 0
 	fi
 	say "$label: $(cat "$sd/built-version") ($(ls "$(sd_series "$b")"/*.patch | wc -l) patches)"
 	emit <<< "PASS $label:build"
 	timed "$label build"
+	emit < <("$TOP/tests/systemd/check-man.sh" "$sd/obj" "$b")
 
 	# systemd's own unit tests that cover the change run in the guest, under
 	# our systemd as PID 1 (some need a booted systemd).

@@ -54,6 +54,9 @@ pkg-config:pkg-config
 /usr/lib/python3/dist-packages/elftools:python3-pyelftools
 cgcreate:cgroup-tools
 jq:jq
+xsltproc:xsltproc
+/usr/share/xml/docbook/stylesheet/docbook-xsl/manpages/docbook.xsl:docbook-xsl
+groff:groff-base
 "
 fi
 

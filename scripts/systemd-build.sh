@@ -7,7 +7,8 @@
 #   systemd-build.sh          build and install (incremental; nothing to do
 #                             when nothing changed)
 #   systemd-build.sh tests    also build systemd's own unit tests that cover
-#                             MemoryReapOnKill= (run by check-systemd.sh)
+#                             MemoryReapOnKill= and the man pages that
+#                             document it (checked by check-systemd.sh)
 #
 # One build directory, configured with tests=true so that the unit tests can
 # be built in it, but only what is installed and the named test programs are
@@ -20,6 +21,9 @@ DEST=$SD/dest
 REL=${SD#"$TOP"/}
 # The unit tests to build (lib.sh); the executor is needed by their manager.
 SD_UNIT_TESTS=${SD_UNIT_TESTS:-$(sd_unit_tests "$SD_BASE")}
+# The man pages that document the setting, rendered as systemd's build does
+# (xsltproc, docbook-xsl), for tests/systemd/check-man.sh.
+SD_MAN_PAGES="man/systemd.resource-control.5 man/systemd-system.conf.5 man/org.freedesktop.systemd1.5"
 
 "$TOP/scripts/systemd-source.sh"
 
@@ -62,6 +66,9 @@ export CC="ccache gcc"
 setup() {	# setup BUILDDIR
 	local dir=$1 want
 	want="${OPTIONS[*]}"
+	# meson makes the man page targets only if it finds xsltproc: a build
+	# directory set up without it is set up again once it is installed.
+	command -v xsltproc >/dev/null || want="$want (no xsltproc)"
 	if [ -f "$dir/build.ninja" ] && [ "$(cat "$dir/.reap-options" 2>/dev/null)" = "$want" ]; then
 		return 0
 	fi
@@ -89,7 +96,7 @@ setup "$OBJ_SD"
 head=$(git -C "$SD_TREE" rev-parse HEAD)
 targets=$(installed_targets "$OBJ_SD") || die "meson introspect ${OBJ_SD#"$TOP"/} failed"
 if [ "${1:-}" = tests ]; then
-	targets="$targets systemd-executor $SD_UNIT_TESTS"
+	targets="$targets systemd-executor $SD_UNIT_TESTS $SD_MAN_PAGES"
 	step "building systemd $(cat "$SD/base-version") + series, and unit tests $SD_UNIT_TESTS (log: $REL/ninja.log)"
 else
 	step "building systemd $(cat "$SD/base-version") + series (log: $REL/ninja.log)"
