@@ -1,12 +1,15 @@
 #!/bin/bash
-# systemd's MemoryReapOnKill= and libcgroup's tools on the patched kernel.
+# systemd's MemoryReapOnKill=, libcgroup's tools and the container runtimes
+# on the patched kernel.
 # For each systemd base (SD_BASES in lib.sh: 262, the upstream target, and
 # the 257 backport): fetch and build the patched systemd if needed, boot it
 # as PID 1 in the guest and run there systemd's own unit tests that cover
 # the change, its TEST-19-CGROUP.reap-on-kill integration subtest and our
 # integration test; run the latter on the stock kernel (no
 # memory.reap_on_kill) if one is built.  The man pages that document the
-# setting are rendered and read on the host (tests/systemd/check-man.sh).  Then run the cgroup-tools tests.
+# setting are rendered and read on the host (tests/systemd/check-man.sh).
+# Then, on the patched kernel without systemd, the cgroup-tools tests and
+# the container runtimes' (runc, crun, podman: tests/containers/).
 #
 # Prints one line per test, "PASS name", "FAIL name: reason" or
 # "SKIP name: reason", then "COUNTS <passed> <failed> <skipped>"; progress
@@ -127,12 +130,18 @@ for b in $SD_BASES; do
 	check_base "$b"
 done
 
-step "libcgroup's tools on the patched kernel"
+step "libcgroup's tools and the container runtimes on the patched kernel"
+hog=$BUILD/containers/hog
+mkdir -p "$BUILD/containers"
+if ! gcc -static -O2 -Wall -o "$hog" "$TOP/tests/containers/hog.c" 2>"$BUILD/containers/hog.log"; then
+	emit <<< "FAIL containers:hog: cannot link tests/containers/hog.c statically; see build/containers/hog.log"
+	hog=/nonexistent
+fi
 if [ -f "$kernel" ]; then
-	run_guest libcgroup "$BUILD/systemd-libcgroup.log" --kernel "$kernel" --timeout 300 -- \
-		bash -c "$(results "$TOP/tests/systemd/test-libcgroup.sh")"
-	timed libcgroup
+	run_guest libcgroup "$BUILD/systemd-libcgroup.log" --kernel "$kernel" --timeout 400 -- \
+		bash -c "{ $TOP/tests/systemd/test-libcgroup.sh; $TOP/tests/containers/test-runtimes.sh $hog; } 2>&1 | tee /job/out/results"
+	timed "libcgroup+containers"
 else
-	skip_all "no kernel at ${kernel#"$TOP"/}" libcgroup:tests
+	skip_all "no kernel at ${kernel#"$TOP"/}" libcgroup:tests containers:tests
 fi
 finish

@@ -39,7 +39,8 @@ qemu-system-x86_64:qemu-system-x86
 gnuplot:gnuplot-nox
 /usr/lib32/libc.a:gcc-multilib
 "
-# scripts/systemd-source.sh, systemd-build.sh, check-systemd.sh
+# scripts/systemd-source.sh, systemd-build.sh, check-systemd.sh (which also
+# runs the container runtimes' tests)
 if [ "${1:-}" = systemd ]; then
 	NEEDS="$NEEDS
 dpkg-source:dpkg-dev
@@ -57,6 +58,9 @@ jq:jq
 xsltproc:xsltproc
 /usr/share/xml/docbook/stylesheet/docbook-xsl/manpages/docbook.xsl:docbook-xsl
 groff:groff-base
+runc:runc
+crun:crun
+podman:podman
 "
 fi
 
