@@ -11,7 +11,9 @@
 # is reaped (memory.events:kill_reap of the parent cgroup rises by one, and
 # kill_reap counts only reaps that freed memory), and an invalid value
 # ("2") is refused with the kernel's error: the runtime fails, the process
-# never ran, and no container or cgroup is left behind.
+# never ran, and no container or cgroup is left behind.  And a runc
+# container that does not set the file, under a parent that does, is
+# covered all the same.
 #
 #   test-runtimes.sh HOG       HOG: tests/containers/hog.c, linked statically
 #
@@ -86,7 +88,9 @@ oci_bundle() {	# oci_bundle RT DIR VALUE
 		.process.terminal = false |
 		.process.args = ["/hog", "64"] |
 		.linux.cgroupsPath = $cg |
-		.linux.resources.unified = { "memory.reap_on_kill": $v }' \
+		if $v == "unset" then . else
+			.linux.resources.unified = { "memory.reap_on_kill": $v }
+		end' \
 		"$dir/config.json" > "$dir/config.new" &&
 	mv "$dir/config.new" "$dir/config.json"
 }
@@ -142,6 +146,44 @@ oci_runtime() {	# oci_runtime RT
 		sed -n 's/^/# '"$rt"': /p' "$dir/err" | tail -1
 	fi
 	"$rt" delete -f "$name" 2>/dev/null
+}
+
+# A container that does not set the file, under a parent cgroup that does
+# (what a covered kubepods cgroup gives every pod): its own file reads 0,
+# and its killed process is reaped all the same.
+parent_covered() {	# parent_covered RT
+	local rt=$1 dir=$work/$1 name=reap-$1-parent pid cg before after
+	command -v "$rt" >/dev/null || {
+		echo "SKIP containers:${rt}_parent_covered: $rt is not installed (Debian package $rt)"
+		return
+	}
+	echo 1 > "$parent/memory.reap_on_kill"
+	if ! oci_bundle "$rt" "$dir" unset ||
+	   ! "$rt" run -d -b "$dir" "$name" >"$dir/out" 2>"$dir/err" </dev/null ||
+	   ! wait_for 30 grep -q ready "$dir/out"; then
+		bad "${rt}_parent_covered" "the container did not start: $(tail -3 "$dir/err" | tr '\n' ' ')"
+	else
+		pid=$("$rt" state "$name" | jq -r .pid)
+		cg=$(cgroup_of "$pid")
+		before=$(kill_reap)
+		"$rt" kill "$name" KILL
+		if [ "$(cat "$cg/memory.reap_on_kill")" != 0 ]; then
+			bad "${rt}_parent_covered" "the container's own file is $(cat "$cg/memory.reap_on_kill"), want 0"
+		elif ! wait_for 30 test "$(kill_reap)" -gt "$before"; then
+			bad "${rt}_parent_covered" "kill_reap stayed at $before: the parent's setting did not cover the container"
+		else
+			sleep 0.5
+			after=$(kill_reap)
+			if [ "$after" = $((before + 1)) ]; then
+				ok "${rt}_parent_covered"
+			else
+				bad "${rt}_parent_covered" "kill_reap went from $before to $after, want one reap"
+			fi
+		fi
+		wait_for 30 test "$(oci_state "$rt" "$name")" = stopped
+	fi
+	"$rt" delete -f "$name" 2>/dev/null
+	echo 0 > "$parent/memory.reap_on_kill"
 }
 
 # --- podman: --cgroup-conf, an image imported from a tarball ---
@@ -206,4 +248,5 @@ echo +memory > /sys/fs/cgroup/cgroup.subtree_control
 }
 oci_runtime runc
 oci_runtime crun
+parent_covered runc
 podman_runtime
