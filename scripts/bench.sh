@@ -10,7 +10,9 @@
 #                   256 MiB, 1 and 16 victims, every condition, REPS=3
 #                   runs per figure, 30 s bound per run; about an hour)
 #                   and reap_cost: kernel CPU per covered kill with 10000
-#                   processes alive, own and shared address spaces
+#                   processes alive, own and shared address spaces; and
+#                   systemd-oomd's scenario (OOMD_ROUNDS rounds, 3), table
+#                   and chart (the demo runs one round)
 # Each prints what it measured (checkout, kernel build, guest) with the
 # figures, so that a quoted table says where it comes from.
 . "$(dirname "$0")/lib.sh"
@@ -54,6 +56,44 @@ guest_tool() {
 		bash -c 'cd /scratch/tmp && "$0" "$@" | tee /job/out/'"$txt" "$tool" "$@"
 }
 guest_bench() { guest_tool "$1" reap_bench "${@:2}"; }
+
+# systemd-oomd's scenario (tests/systemd/test-oomd.sh) with our systemd 262
+# as PID 1 on the mainline kernel, ROUNDS rounds of "without, with"
+# MemoryReapOnKill=: its lines in $out/oomd.txt, $out/oomd.csv
+# (round,reap,mem_ms,psi_ms,stall10_ms,kills,reaps; -1: not within the 30 s
+# watched) and a table of medians.
+oomd_scenario() {	# oomd_scenario ROUNDS
+	SD_BASE=262 "$TOP/scripts/deps.sh" systemd
+	SD_BASE=262 "$TOP/scripts/systemd-build.sh"
+	# shellcheck disable=SC2016 # $0 and $1 are for the guest's bash
+	SYSTEMD_DEST=$BUILD/systemd-262/dest GUEST_OUT=$out "$TOP/scripts/guest-run.sh" --systemd \
+		--kernel "$(kernel_of mainline)" --timeout $((300 + 150 * $1)) -- \
+		bash -c '"$0" "$1" | tee /job/out/oomd.txt' "$TOP/tests/systemd/test-oomd.sh" "$1" >/dev/null ||
+		say "warning: the oomd scenario's guest ended with an error; see ${out#"$TOP"/}/console.log"
+	grep -a '^\(# oomd\|PASS\|FAIL\|SKIP\)' "$out/oomd.txt" | tr -d '\r' || true
+	{
+		echo "round,reap,mem_ms,psi_ms,stall10_ms,kills,reaps"
+		tr -d '\r' < "$out/oomd.txt" | awk '/^OOMD / {
+			if ($2 == "reap=no") round++
+			line = round; for (i = 2; i <= NF; i++) { split($i, kv, "="); line = line "," kv[2] }
+			print line }'
+	} > "$out/oomd.csv"
+	echo "systemd-oomd kills the larger starved hog; medians of $1 round(s), ms after its kill (-1: not within 30 s):"
+	awk -F, 'NR > 1 { n[$2]++; for (i = 3; i <= 7; i++) v[$2, i, n[$2]] = $i }
+	function median(r, i,   a, k, m, t) {
+		m = n[r]; for (k = 1; k <= m; k++) a[k] = v[r, i, k]
+		for (k = 2; k <= m; k++) for (t = k; t > 1 && a[t - 1] > a[t]; t--) { x = a[t]; a[t] = a[t - 1]; a[t - 1] = x }
+		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+	}
+	END {
+		printf "%-22s %14s %16s %18s %6s %10s\n", "MemoryReapOnKill=", "memory back", "avg10 < limit", "stalled in 10 s", "kills", "kill_reap"
+		for (r = 0; r < 2; r++) {
+			k = r ? "yes" : "no"
+			if (!n[k]) continue
+			printf "%-22s %14s %16s %18s %6s %10s\n", k, median(k, 3), median(k, 4), median(k, 5), median(k, 6), median(k, 7)
+		}
+	}' "$out/oomd.csv" | tee "$out/oomd-table.txt"
+}
 
 # What the table means for one kernel, from its CSV: the unthrottled plain
 # kill, and the condition under which a plain kill was slowest, single
@@ -148,6 +188,8 @@ demo)
 	provenance "$BUILD/obj/linux-mainline"
 	cat "$out/demo.txt"
 	explain "$out/demo.csv" "$(release_of mainline)"
+	step "systemd-oomd under memory pressure, without and with MemoryReapOnKill= (one round, about 3 minutes)"
+	oomd_scenario 1
 	;;
 full)
 	labels=""
@@ -204,6 +246,9 @@ full)
 	for b in $KBASES; do
 		"$TOP/scripts/plot-bench.sh" "$out/reap_bench-$b.csv" "$out/reap_bench-$b.png"
 	done
+	step "systemd-oomd under memory pressure, without and with MemoryReapOnKill= (${OOMD_ROUNDS:-3} rounds)"
+	oomd_scenario "${OOMD_ROUNDS:-3}"
+	"$TOP/scripts/plot-oomd.sh" "$out/oomd.csv" "$out/oomd.png"
 	say "CSVs, charts and the side-by-side table: ${out#"$TOP"/}/"
 	;;
 *)

@@ -5,7 +5,8 @@
 # the 257 backport): fetch and build the patched systemd if needed, boot it
 # as PID 1 in the guest and run there systemd's own unit tests that cover
 # the change, its TEST-19-CGROUP.reap-on-kill integration subtest and our
-# integration test; run the latter on the stock kernel (no
+# integration test, and on 262 systemd-oomd's scenario (tests/systemd/
+# test-oomd.sh); run our integration test on the stock kernel (no
 # memory.reap_on_kill) if one is built.  The man pages that document the
 # setting are rendered and read on the host (tests/systemd/check-man.sh).
 # Then, on the patched kernel without systemd, the cgroup-tools tests and
@@ -98,11 +99,17 @@ check_base() {
 		return 0
 	fi
 	export SYSTEMD_DEST=$sd/dest
+	# systemd-oomd's scenario on the upstream target only: the kernel path
+	# is the same under 257, and it costs two minutes of guest time.
+	oomd=
+	[ "$b" = "${SD_BASES%% *}" ] && oomd="OOMD_WINDOW=20 SD_LABEL=$label $TOP/tests/systemd/test-oomd.sh;"
 	step "booting systemd $b as PID 1 for its tests"
-	run_guest "$label" "$sd/guest-integration.log" --systemd --kernel "$kernel" --timeout 600 -- \
+	run_guest "$label" "$sd/guest-integration.log" --systemd --kernel "$kernel" --timeout 900 -- \
 		bash -c "{ SD_LABEL=$label $TOP/tests/systemd/run-unit-tests.sh $sd/obj $unit_tests;
 			   SD_LABEL=$label $TOP/tests/systemd/run-subtest.sh $sd/src/test/units/TEST-19-CGROUP.reap-on-kill.sh;
-			   SD_LABEL=$label SD_BASE=$b $TOP/tests/systemd/test-memory-reap-on-kill.sh patched; } 2>&1 | tee /job/out/results"
+			   SD_LABEL=$label SD_BASE=$b $TOP/tests/systemd/test-memory-reap-on-kill.sh patched;
+			   $oomd } 2>&1 | tee /job/out/results"
+	grep -a '^# oomd ' "$sd/guest-integration.log" | tr -d '\r' >&2 || true
 	timed "$label integration"
 	boot=$(grep -ao 'Startup finished in [^.]*\.[0-9]*s' "$sd/guest-integration.log" | head -1 || true)
 	[ -n "$boot" ] && say "systemd $b as PID 1: $boot (kernel + userspace, with the test job)"

@@ -26,6 +26,7 @@ cpio:cpio
 ccache:ccache
 git:git
 perl:perl
+patch:patch
 rsync:rsync
 xz:xz-utils
 mkfs.ext4:e2fsprogs

@@ -38,6 +38,7 @@ backported() {
 apply_backport_diff() {
 	local f tmp
 	[ -f "$BACKPORT_DIFF" ] || return 0
+	command -v patch >/dev/null || die "patch missing: run scripts/deps.sh (Debian package patch)"
 	for f in $(sed -n 's|^+++ b/||p' "$BACKPORT_DIFF"); do
 		tmp=$(mktemp)
 		if ! filterdiff_one "$f" < "$BACKPORT_DIFF" |

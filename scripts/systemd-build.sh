@@ -29,7 +29,8 @@ SD_MAN_PAGES="man/systemd.resource-control.5 man/systemd-system.conf.5 man/org.f
 
 # Everything optional off; the few booleans that default to on and are not
 # needed, off too.  What is left: PID 1, the executor, journald, udevd,
-# systemctl, systemd-run, systemd-analyze and libsystemd-shared.
+# systemctl, systemd-run, systemd-analyze, systemd-oomd (the killer the
+# oomd scenario runs) and libsystemd-shared.
 OPTIONS=(
 	-Dmode=release
 	-Dbuildtype=debugoptimized
@@ -38,7 +39,7 @@ OPTIONS=(
 	-Danalyze=true
 	-Dutmp=false -Dhibernate=false -Dldconfig=false -Dresolve=false
 	-Defi=false -Dtpm=false -Denvironment-d=false -Dbinfmt=false
-	-Dcoredump=false -Dpstore=false -Doomd=false -Dlogind=false
+	-Dcoredump=false -Dpstore=false -Dlogind=false
 	-Dhostnamed=false -Dlocaled=false -Dmachined=false -Dportabled=false
 	-Dsysext=false -Dmountfsd=false -Duserdb=false -Dnetworkd=false
 	-Dtimedated=false -Dtimesyncd=false -Dnsresourced=false
@@ -50,6 +51,7 @@ OPTIONS=(
 	-Dima=false -Dipe=false -Dgshadow=false
 	-Dvmspawn=disabled -Dbootloader=disabled -Dukify=disabled
 	-Dbpf-framework=disabled
+	-Doomd=true
 	-Dprefix=/usr -Dsysconfdir=/etc -Dlocalstatedir=/var
 	-Dversion-tag="$(cat "$SD/base-version")+reap-on-kill"
 )
