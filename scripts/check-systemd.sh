@@ -83,7 +83,7 @@ check_base() {
 	if ! SD_BASE=$b "$TOP/scripts/systemd-build.sh" tests > "$sd/check-build.log" 2>&1; then
 		tail -15 "$sd/check-build.log" >&2
 		emit <<< "FAIL $label:build: $(grep -m1 '^error:' "$sd/check-build.log" || echo "see ${sd#"$TOP"/}/check-build.log")"
-		skip_all "systemd $b was not built" "$label-unit:tests" "$label:man_pages" $integration
+		skip_all "systemd $b was not built" "$label-unit:tests" "$label:man_rendered" $integration
 		return 0
 	fi
 	say "$label: $(cat "$sd/built-version") ($(ls "$(sd_series "$b")"/*.patch | wc -l) patches)"

@@ -155,7 +155,7 @@ private_apt_update() {
 	expired=$(sed -n 's|^E: Release file for \(.*\) is expired (invalid since \(.*\))\..*|\1 (expired \2 ago)|p' "$log")
 	[ -n "$expired" ] || return 1
 	[ "${REAP_APT_STRICT:-0}" = 1 ] && return 1
-	say "warning: the mirror's Release files are past their Valid-Until date: $(echo $expired)"
+	say "warning: the mirror's Release files are past their Valid-Until date: $(tr '\n' ' ' <<<"$expired")"
 	say "warning: using them anyway (signatures are still checked); REAP_APT_STRICT=1 refuses"
 	LC_ALL=C private_apt "$dir" "$@" -o Acquire::Check-Valid-Until=false update >>"$log" 2>&1
 }

@@ -45,7 +45,7 @@ run() {
 	local mode=$1
 	shift
 	: > "$tmp/calls"
-	err=$(env "$@" PATH="$tmp/bin:$PATH" STUB_MODE="$mode" bash -c '
+	err=$(env -u REAP_APT_STRICT "$@" PATH="$tmp/bin:$PATH" STUB_MODE="$mode" bash -c '
 		. "$0/scripts/lib.sh"
 		private_apt_update "$1/apt" "$1/log"' "$TOP" "$tmp" 2>&1)
 	rc=$?

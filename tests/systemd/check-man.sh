@@ -27,6 +27,9 @@ pages="systemd.resource-control.5 systemd-system.conf.5 org.freedesktop.systemd1
 ok() { echo "PASS $label:man_$1"; }
 bad() { echo "FAIL $label:man_$1: $2"; }
 
+for tool in preconv groff; do
+	command -v "$tool" >/dev/null || { bad rendered "no $tool: install Debian package groff-base"; exit 0; }
+done
 for p in $pages; do
 	if [ ! -s "$man/$p" ]; then
 		bad rendered "no $p in ${obj##*/build/}/man: systemd-build.sh builds it when xsltproc and docbook-xsl are installed"
@@ -44,7 +47,7 @@ render() {
 warnings=
 for p in $pages; do
 	while IFS= read -r w; do
-		line=$(sed -n 's/^troff: [^:]*:\([0-9]*\): warning.*can.t break line.*/\1/p' <<<"$w")
+		line=$(sed -n 's/^troff: *[^:]*:\([0-9]*\): warning.*can.t break line.*/\1/p' <<<"$w")
 		if [ -n "$line" ] && sed -n "${line}p" "$man/$p" | grep -q '^\\%http'; then
 			continue
 		fi

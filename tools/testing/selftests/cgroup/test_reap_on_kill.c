@@ -2971,9 +2971,13 @@ static int test_mmap_lock_held(const char *root)
 	for (i = 0; i < LOCK_HELD_TRIES && ret == KSFT_SKIP; i++) {
 		ret = kill_lock_holder(root, MB(64));
 		if (ret == KSFT_SKIP)
-			ksft_print_msg("the kill found mmap_lock free; again\n");
+			ksft_print_msg("kill %d of %d found mmap_lock free\n",
+				       i + 1, LOCK_HELD_TRIES);
 	}
-	return ret == KSFT_SKIP ? KSFT_FAIL : ret;
+	if (ret != KSFT_SKIP)
+		return ret;
+	ksft_print_msg("no kill found mmap_lock taken: nothing proven\n");
+	return KSFT_FAIL;
 }
 
 #define SHAREDFILE	"reap_on_kill.shared"
