@@ -100,9 +100,9 @@ check_base() {
 	fi
 	export SYSTEMD_DEST=$sd/dest
 	# systemd-oomd's scenario on the upstream target only: the kernel path
-	# is the same under 257, and it costs two minutes of guest time.
+	# is the same under 257, and it costs about 90 s of guest time.
 	oomd=
-	[ "$b" = "${SD_BASES%% *}" ] && oomd="OOMD_WINDOW=20 SD_LABEL=$label $TOP/tests/systemd/test-oomd.sh;"
+	[ "$b" = "${SD_BASES%% *}" ] && oomd="OOMD_WINDOW=12 SD_LABEL=$label $TOP/tests/systemd/test-oomd.sh;"
 	step "booting systemd $b as PID 1 for its tests"
 	run_guest "$label" "$sd/guest-integration.log" --systemd --kernel "$kernel" --timeout 900 -- \
 		bash -c "{ SD_LABEL=$label $TOP/tests/systemd/run-unit-tests.sh $sd/obj $unit_tests;
