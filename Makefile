@@ -9,7 +9,7 @@ S := scripts
 	clean distclean
 
 help:
-	@echo "make demo           build, boot, and print the reclaim table (a few minutes)"
+	@echo "make demo           build, boot, print the reclaim table and one systemd-oomd round (minutes)"
 	@echo "make check          build, boot and run every test; ends with 'N passed, N failed'"
 	@echo "make check-debug    the same on a KASAN/lockdep/kmemleak kernel (own build dir)"
 	@echo "make fresh-check    make check on a clean clone in a fresh Debian 12 chroot (root; FRESH_WORKTREE=1)"
