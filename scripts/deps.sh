@@ -58,6 +58,7 @@ cgcreate:cgroup-tools
 jq:jq
 xsltproc:xsltproc
 /usr/share/xml/docbook/stylesheet/docbook-xsl/manpages/docbook.xsl:docbook-xsl
+/usr/share/xml/docbook/schema/dtd/4.5/docbookx.dtd:docbook-xml
 groff:groff-base
 runc:runc
 crun:crun

@@ -101,10 +101,12 @@ head=$(git -C "$SD_TREE" rev-parse HEAD)
 targets=$(installed_targets "$OBJ_SD") || die "meson introspect ${OBJ_SD#"$TOP"/} failed"
 if [ "${1:-}" = tests ]; then
 	targets="$targets systemd-executor $SD_UNIT_TESTS"
-	# The man pages need xsltproc and docbook-xsl (deps.sh systemd); without
-	# them check-man.sh says what is missing, and the rest still builds.
+	# The man pages need xsltproc, docbook-xsl and docbook-xml's DTD (deps.sh
+	# systemd; xsltproc runs with --nonet); without them check-man.sh says
+	# what is missing, and the rest still builds.
 	if command -v xsltproc >/dev/null &&
-	   [ -f /usr/share/xml/docbook/stylesheet/docbook-xsl/manpages/docbook.xsl ]; then
+	   [ -f /usr/share/xml/docbook/stylesheet/docbook-xsl/manpages/docbook.xsl ] &&
+	   [ -f /usr/share/xml/docbook/schema/dtd/4.5/docbookx.dtd ]; then
 		targets="$targets $SD_MAN_PAGES"
 	fi
 	step "building systemd $(cat "$SD/base-version") + series, and unit tests $SD_UNIT_TESTS (log: $REL/ninja.log)"

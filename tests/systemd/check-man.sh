@@ -32,7 +32,7 @@ for tool in preconv groff; do
 done
 for p in $pages; do
 	if [ ! -s "$man/$p" ]; then
-		bad rendered "no $p in ${obj##*/build/}/man: systemd-build.sh builds it when xsltproc and docbook-xsl are installed"
+		bad rendered "no $p in ${obj##*/build/}/man: systemd-build.sh builds it when xsltproc, docbook-xsl and docbook-xml are installed (scripts/deps.sh systemd)"
 		exit 0
 	fi
 done
