@@ -130,6 +130,7 @@ if ! "$TOP/scripts/deps.sh" systemd >&2; then
 	emit <<< "FAIL systemd:deps: scripts/deps.sh systemd failed"
 	finish
 fi
+timed "systemd deps"
 if [ ! -f "$kernel" ]; then
 	"$TOP/scripts/build-kernel.sh" >&2 || true
 fi

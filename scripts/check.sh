@@ -39,14 +39,25 @@ phase() {
 	phase_start=$now
 }
 prefix=		# "BASE:" while a base's selftests are summarized
+failures=	# the failed tests' names, repeated on the run's last lines
 result() {	# result pass|fail NAME [DETAIL]
 	if [ "$1" = pass ]; then
 		passed=$((passed + 1))
 		echo "PASS $prefix$2"
 	else
 		failed=$((failed + 1))
+		failures="$failures $prefix$2"
 		echo "FAIL $prefix$2${3:+: $3}"
 	fi
+}
+# remember_failures: the names on the "FAIL NAME[: reason]" lines of stdin.
+remember_failures() {
+	local line what
+	while IFS= read -r line; do
+		case $line in
+		"FAIL "*) what=${line#FAIL }; failures="$failures ${what%%: *}" ;;
+		esac
+	done
 }
 
 "$TOP/scripts/deps.sh"
@@ -194,7 +205,7 @@ fi
 # check_base BASE: our and upstream's selftests on BASE's kernel; every
 # result line names the base.
 check_base() {
-	local b=$1 res rc build_id missing c known t summary p f s x first
+	local b=$1 res rc build_id missing c known t summary lines p f s x first
 	step "booting the $flavour $b kernel for the selftests"
 	res=$BUILD/results-$b
 	rm -rf "$res"
@@ -238,7 +249,9 @@ check_base() {
 	[ "$flavour" = debug ] && cat "$TOP/tests/known-failures.debug" >> "$known"
 	for t in $OUR_TESTS $UPSTREAM_TESTS; do
 		summary=$("$TOP/scripts/tap-summary.sh" "$t" "$res/$t.tap" "$res/$t.rc" "$known" "$TOP/tests/flaky")
-		grep -v '^COUNTS' <<<"$summary" | sed -E "s/^(PASS|FAIL|SKIP|XFAIL|XPASS) /\1 $prefix/"
+		lines=$(grep -v '^COUNTS' <<<"$summary" | sed -E "s/^(PASS|FAIL|SKIP|XFAIL|XPASS) /\1 $prefix/")
+		[ -n "$lines" ] && printf '%s\n' "$lines"
+		remember_failures <<<"$lines"
 		read -r _ p f s x < <(grep '^COUNTS' <<<"$summary")
 		passed=$((passed + p)) failed=$((failed + f))
 		skipped=$((skipped + s)) xfailed=$((xfailed + x))
@@ -262,12 +275,16 @@ if [ "$flavour" = patched ]; then
 	step "systemd MemoryReapOnKill= and libcgroup's tools"
 	sd_out=$("$TOP/scripts/check-systemd.sh")
 	grep -v '^COUNTS' <<<"$sd_out"
+	remember_failures <<<"$sd_out"
 	read -r _ p f s < <(grep '^COUNTS' <<<"$sd_out")
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	phase "systemd+libcgroup"
+	# How that phase was spent (scripts/check-systemd.sh's timed steps).
+	phases="$phases ($(paste -sd, "$BUILD/systemd-times" | sed 's/,/ s, /g') s)"
 fi
 
 echo "time: $phases; total $(($(date +%s) - REAP_T0)) s"
+[ -n "$failures" ] && echo "failed:$failures"
 echo "$skipped skipped (reasons above), $xfailed known failures (tests/known-failures)"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -8,12 +8,15 @@
 #
 # The scenario, in oomtest.slice (MemoryHigh=360M, ManagedOOMMemoryPressure=
 # kill at 20% for 2 s): two idle memory hogs, 200 and 120 MiB, starved of
-# CPU once they hold their memory (CPUWeight=1 on the last CPU beside a busy
-# loop at CPUWeight=10000 in the same slice: 0.01% of that CPU), and a
-# workload that allocates 80 MiB over and over, which the hogs squeeze
-# against MemoryHigh.  The slice's memory pressure climbs, and systemd-oomd
+# CPU once they hold their memory (on the last CPU beside a busy loop in
+# oomtest-busy.slice at CPUWeight=10000: about 1% of that CPU), and a
+# workload that allocates 80 MiB and reads a 64 MiB file over and over,
+# which the hogs squeeze against MemoryHigh.  The slice's memory pressure climbs, and systemd-oomd
 # kills one of the hogs (by reclaim scan rate, then memory use; the
-# workload and the busy loop are ManagedOOMPreference=omit).  A starved hog
+# workload is ManagedOOMPreference=omit).  systemd-oomd acts on "full"
+# pressure (all of the slice's non-idle tasks stalled at once), which is
+# why the busy loop is not in the slice: a task that never stalls keeps a
+# cgroup's full pressure low however hard the others stall.  A starved hog
 # takes minutes to free its memory itself; with MemoryReapOnKill=yes the
 # kernel frees it at the kill.  Each round starts with a new slice.
 #
@@ -21,8 +24,8 @@
 # oomd killed in the round (its journal) and, from its kill of a hog (timed
 # by the hog cgroup's user.oomd_ooms xattr, which oomd raises as it kills):
 # when the hog's cgroup had given back 90% of its charge, when the slice's
-# "some avg10" fell below the limit, how long the slice's tasks were
-# stalled on memory in the first 10 s (PSI some total), and kill_reap's
+# "full avg10" fell below the limit, how long the slice's tasks were all
+# stalled on memory in the first 10 s (PSI full total), and kill_reap's
 # increase; then the same as "OOMD reap=... mem_ms=... psi_ms=...
 # stall10_ms=... kills=... reaps=..." (-1: not within the OOMD_WINDOW
 # seconds watched).  Test lines (PASS/FAIL/SKIP, names start with
@@ -41,6 +44,7 @@ MiB=$((1 << 20))
 SLICE=oomtest.slice
 LIMIT=20
 LAST_CPU=$(($(nproc) - 1))
+DATA=${TMPDIR:-/tmp}/oomtest.data	# the workload's file: on the scratch disk in the guest
 
 pass() { echo "PASS $P:$1"; }
 fail() { echo "FAIL $P:$1: $2"; }
@@ -87,6 +91,7 @@ setup() {
 	printf '%s\n' '[Service]' PrivateTmp=no PrivateDevices=no ProtectSystem=no \
 		ProtectHome=no ProtectKernelTunables=no ProtectKernelModules=no \
 		ProtectKernelLogs=no ProtectClock=no \
+		${OOMD_DEBUG:+Environment=SYSTEMD_LOG_LEVEL=debug} \
 		> /run/systemd/system/systemd-oomd.service.d/guest.conf
 	systemctl daemon-reload
 	systemctl start systemd-oomd.socket systemd-oomd.service
@@ -96,29 +101,37 @@ setup() {
 		return 1
 	fi
 	pass oomd_runs
-	# The hogs run at CPUWeight=1 on the last CPU, where a busy loop in the
-	# same slice at CPUWeight=10000 starts once they hold their memory:
-	# starved to 0.01% of that CPU, as a low-priority batch job is beside
-	# busy work.  (Not cpu.max: on mainline a task in the kernel, its exit
-	# path included, is no longer held by cpu.max.  Not SCHED_IDLE either:
-	# it ranks a task only against the others of its own cgroup.)
+	# The hogs run at CPUWeight=1 on the last CPU, where a busy loop in a
+	# sibling slice at CPUWeight=10000 starts once they hold their memory:
+	# oomtest.slice gets 1% of that CPU, as a low-priority batch job does
+	# beside busy work.  (Not cpu.max: on mainline a task in the kernel,
+	# its exit path included, is no longer held by cpu.max.  Not SCHED_IDLE
+	# either: it ranks a task only against the others of its own cgroup.)
 	unit_file oomtest-hog1 200 CPUAffinity=$LAST_CPU CPUWeight=1
 	unit_file oomtest-hog2 120 CPUAffinity=$LAST_CPU CPUWeight=1
+	printf '[Slice]\nCPUWeight=10000\n' > "$ETC/oomtest-busy.slice"
 	cat > "$ETC/oomtest-busy.service" <<-EOF
 	[Unit]
 	Description=oomd scenario: busy work beside the hogs
 	DefaultDependencies=no
 	[Service]
-	Slice=$SLICE
-	ManagedOOMPreference=omit
+	Slice=oomtest-busy.slice
 	CPUAffinity=$LAST_CPU
-	CPUWeight=10000
 	ExecStart=/bin/sh -c 'while :; do :; done'
 	EOF
-	# The workload: 80 MiB allocated, every page written, dropped, again
-	# and again.
-	printf '%s\n' 'while True:' '    b = bytearray(80 << 20)' \
-		'    b[::4096] = b"\1" * (len(b) // 4096)' '    del b' > /run/oomtest-work.py
+	# The workload: 80 MiB allocated, every page written, a 64 MiB file
+	# read, the 80 MiB dropped, again and again.  The file gives the slice
+	# page cache to reclaim: without swap, reclaim can scan nothing else,
+	# and systemd-oomd acts only on a cgroup whose pgscan rises ("with
+	# reclaim activity").  The page cache must be the workload's own, not
+	# that of some earlier test that read the same files (python's), so
+	# the file is the scenario's, and each round starts with a dropped
+	# page cache.
+	dd if=/dev/zero of="$DATA" bs=1M count=64 status=none
+	printf '%s\n' 'import sys' 'while True:' '    b = bytearray(80 << 20)' \
+		'    b[::4096] = b"\1" * (len(b) // 4096)' \
+		'    with open(sys.argv[1], "rb") as f:' '        while f.read(1 << 20):' '            pass' \
+		'    del b' > /run/oomtest-work.py
 	cat > "$ETC/oomtest-work.service" <<-EOF
 	[Unit]
 	Description=oomd scenario: workload
@@ -126,12 +139,12 @@ setup() {
 	[Service]
 	Slice=$SLICE
 	ManagedOOMPreference=omit
-	ExecStart=$PY /run/oomtest-work.py
+	ExecStart=$PY /run/oomtest-work.py $DATA
 	EOF
 }
 
 # The monitor: every 50 ms, one line of
-#   wall-clock slice-memory.current some-avg10 some-total kill_reap
+#   wall-clock slice-memory.current full-avg10 full-total kill_reap
 #   hog1-memory.current hog1-kills hog2-memory.current hog2-kills
 # where a hog's kills are oomd's count in its cgroup's user.oomd_ooms
 # xattr, which oomd raises just before it kills: that times the kill
@@ -157,13 +170,13 @@ monitor() {	# monitor LOG SECONDS
 	    while time.time() < end:
 	        try:
 	            cur = int(open(cg + "/memory.current").read())
-	            some = open(cg + "/memory.pressure").readline().split()
+	            full = open(cg + "/memory.pressure").readlines()[1].split()
 	            reap = [l.split()[1] for l in open(cg + "/memory.events")
 	                    if l.startswith("kill_reap ")]
 	        except OSError:
 	            break
 	        out.write("%.3f %d %s %s %s %s %s\n" % (time.time(), cur,
-	                  some[1].split("=")[1], some[4].split("=")[1],
+	                  full[1].split("=")[1], full[4].split("=")[1],
 	                  reap[0] if reap else "0", hog(hogs[0]), hog(hogs[1])))
 	        out.flush()
 	        time.sleep(0.05)
@@ -185,17 +198,24 @@ oomd_kills() {
 		awk -v t="$1" '$1 >= t'
 }
 
+# What oomd monitors and what it last said, when it did not act.
+oomd_state() {
+	oomctl dump 2>&1 | head -40 | sed 's/^/# oomctl: /'
+	journalctl -u systemd-oomd.service -o short-monotonic --no-pager 2>&1 |
+		tail -"${OOMD_DEBUG:+40}8" | sed 's/^/# oomd journal: /'
+}
+
 # The end of a round: the busy loop stopped, so that the hogs can exit, and
 # the slice stopped, so that the next round starts from a new cgroup with
 # no pressure history.
 teardown() {
-	systemctl stop oomtest-work.service oomtest-busy.service 2>/dev/null
+	systemctl stop oomtest-work.service oomtest-busy.service oomtest-busy.slice 2>/dev/null
 	systemctl kill -s SIGKILL oomtest-hog1.service oomtest-hog2.service 2>/dev/null
 	systemctl stop "$SLICE" 2>/dev/null
 	wait_for 600 test ! -d "$CG/$SLICE" ||
 		echo "# oomd: $SLICE still there 60 s after it was stopped"
 	systemctl reset-failed oomtest-hog1.service oomtest-hog2.service oomtest-work.service \
-		oomtest-busy.service "$SLICE" 2>/dev/null
+		oomtest-busy.service oomtest-busy.slice "$SLICE" 2>/dev/null
 	[ -n "${mon:-}" ] && kill "$mon" 2>/dev/null && wait "$mon" 2>/dev/null
 	mon=
 }
@@ -206,6 +226,8 @@ round() {	# round yes|no
 	printf '[Slice]\nMemoryHigh=360M\nManagedOOMMemoryPressure=kill\nManagedOOMMemoryPressureLimit=%d%%\nManagedOOMMemoryPressureDurationSec=2s\nMemoryReapOnKill=%s\n' \
 		"$LIMIT" "$reap" > "$ETC/$SLICE"
 	systemctl daemon-reload
+	sync
+	echo 1 > /proc/sys/vm/drop_caches
 	t0=$(date +%s)
 	for u in oomtest-hog1:200 oomtest-hog2:120; do
 		mib=${u#*:} u=${u%:*}
@@ -227,7 +249,8 @@ round() {	# round yes|no
 	monitor "$log" $((WINDOW + 90))
 	systemctl start oomtest-work.service
 	if ! wait_for 900 hog_killed "$log"; then
-		fail "oomd_kills_a_hog_$reap" "no hog killed by systemd-oomd in 90 s; pressure: $(head -1 "$CG/$SLICE/memory.pressure")"
+		fail "oomd_kills_a_hog_$reap" "no hog killed by systemd-oomd in 90 s; pressure: $(tr '\n' ' ' < "$CG/$SLICE/memory.pressure")"
+		oomd_state
 		[ -n "${OOMD_DEBUG:-}" ] && awk 'NR % 10 == 1' "$log" | sed 's/^/# mon /'
 		teardown
 		return
@@ -240,7 +263,7 @@ round() {	# round yes|no
 	# From the monitor's log, from the first sample that saw the kill: the
 	# first at which the killed hog's cgroup had given back 90% of its
 	# charge, and at which the slice's avg10 < LIMIT; the time the slice's
-	# tasks spent stalled on memory in the 10 s after the kill (some
+	# tasks spent all stalled on memory in the 10 s after the kill (full
 	# total, in us: the pressure itself, which avg10 follows with a lag);
 	# kill_reap's increase; and whether the samples reach 10 s after the
 	# kill (if not, the figures mean nothing).
@@ -255,7 +278,7 @@ round() {	# round yes|no
 		{ r1 = $5; last = $1 }
 		END { print mem, psi, int((s10 - s0) / 1000), r1 - r0, (t && last >= t + 10) }' "$log")
 	echo "# oomd MemoryReapOnKill=$reap: killed $(tr '\n' ' ' <<<"$kills")in the round;" \
-		"after the kill of oomtest-hog$which: memory back in $mem_ms ms, some avg10 < $LIMIT% in $psi_ms ms," \
+		"after the kill of oomtest-hog$which: memory back in $mem_ms ms, full avg10 < $LIMIT% in $psi_ms ms," \
 		"$stall_ms ms stalled in 10 s (-1: not within ${WINDOW} s); kill_reap +$reaps"
 	echo "OOMD reap=$reap mem_ms=$mem_ms psi_ms=$psi_ms stall10_ms=$stall_ms kills=$n reaps=$reaps"
 	[ -n "${OOMD_DEBUG:-}" ] && awk 'NR % 10 == 1' "$log" | sed 's/^/# mon /'
