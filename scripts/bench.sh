@@ -93,11 +93,11 @@ oomd_scenario() {	# oomd_scenario ROUNDS
 		return x >= 1e9 ? -1 : x
 	}
 	END {
-		printf "%-22s %14s %16s %18s %6s %10s\n", "MemoryReapOnKill=", "memory back", "avg10 < limit", "stalled in 10 s", "kills", "kill_reap"
+		printf "%-22s %14s %20s %20s %6s %10s\n", "MemoryReapOnKill=", "memory back", "full avg10 < limit", "fully stalled 10 s", "kills", "kill_reap"
 		for (r = 0; r < 2; r++) {
 			k = r ? "yes" : "no"
 			if (!n[k]) continue
-			printf "%-22s %14s %16s %18s %6s %10s\n", k, median(k, 3), median(k, 4), median(k, 5), median(k, 6), median(k, 7)
+			printf "%-22s %14s %20s %20s %6s %10s\n", k, median(k, 3), median(k, 4), median(k, 5), median(k, 6), median(k, 7)
 		}
 	}' "$out/oomd.csv" | tee "$out/oomd-table.txt"
 }

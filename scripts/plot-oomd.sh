@@ -1,7 +1,7 @@
 #!/bin/bash
 # Chart the oomd scenario's CSV (scripts/bench.sh): per round, ms from
-# systemd-oomd's kill until the memory was back, until some avg10 fell
-# below the limit, and the ms its tasks stalled in the 10 s after the kill;
+# systemd-oomd's kill until the memory was back, until full avg10 fell
+# below the limit, and the ms its tasks were all stalled in the 10 s after the kill;
 # without and with MemoryReapOnKill=.  A figure not reached within the 30 s
 # watched (-1) is drawn at 30000 ms, the window's end.
 #   plot-oomd.sh CSV PNG
@@ -26,5 +26,5 @@ set ylabel "ms (+1)"
 set xtics rotate by -25 font ",9"
 set key top right
 set grid ytics
-plot "$dat" using 2:xtic(1) title "memory back (90% of the hog)", "" using 3 title "some avg10 below the limit", "" using 4 title "stalled on memory in the first 10 s"
+plot "$dat" using 2:xtic(1) title "memory back (90% of the hog)", "" using 3 title "full avg10 below the limit", "" using 4 title "fully stalled on memory in the first 10 s"
 GP
