@@ -29,6 +29,7 @@
 #   FRESH_MIRROR, FRESH_SECURITY_MIRROR   Debian mirrors; by default those of
 #                     this machine's apt sources, else deb.debian.org
 . "$(dirname "$0")/lib.sh"
+. "$TOP/scripts/chroot-lib.sh"
 
 rebuild=${FRESH_REBUILD:-0}
 while [ $# -gt 0 ]; do
@@ -52,54 +53,14 @@ case $fresh in
 esac
 mkdir -p "$fresh"
 
-# Mount points at or below $1, deepest first.
-mounts_under() {
-	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r
-}
-unmount_all() {	# unmount_all DIR: everything mounted below DIR, or fail
-	local m
-	for m in $(mounts_under "$1"); do
-		umount "$m" 2>/dev/null || umount -l "$m" || true
-	done
-	[ -z "$(mounts_under "$1")" ] || die "still mounted under ${1#"$TOP"/}: $(mounts_under "$1" | tr '\n' ' ')"
-}
-# Processes left in the chroot (an interrupted make check's QEMU, say) keep
-# its mounts busy: end them, they are ours.
-kill_chroot_procs() {
-	local p pids=() sig
-	for sig in TERM KILL; do
-		pids=()
-		for p in /proc/[0-9]*; do
-			[ "$(readlink "$p/root" 2>/dev/null)" = "$run" ] && pids+=("${p#/proc/}")
-		done
-		[ ${#pids[@]} -eq 0 ] && return 0
-		kill -s "$sig" "${pids[@]}" 2>/dev/null || true
-		sleep 2
-	done
-}
-# Removes a tree that nothing is mounted in; --one-file-system in case.
-remove_tree() {
-	unmount_all "$1"
-	rm -rf --one-file-system "$1"
-}
 cleanup() {
-	kill_chroot_procs
+	kill_chroot_procs "$run"
 	unmount_all "$run"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# This machine's mirror for a suite, from its apt sources (one-line or
-# deb822, whatever apt reads), else Debian's redirector.
-mirror_of() {	# mirror_of SUITE DEFAULT
-	local uri
-	# shellcheck disable=SC2016 # apt's own $(FIELD) syntax
-	uri=$(apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 2>/dev/null |
-		awk -v s="$1" '$1 == s { print $2; exit }')
-	uri=${uri%/}
-	echo "${uri:-$2}"
-}
 mirror=${FRESH_MIRROR:-$(mirror_of bookworm http://deb.debian.org/debian)}
 security=${FRESH_SECURITY_MIRROR:-$(mirror_of bookworm-security http://deb.debian.org/debian-security)}
 
@@ -129,10 +90,7 @@ if [ "$rebuild" = 1 ] || [ ! -f "$base.complete" ]; then
 	Components: main
 	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 	EOF
-	# Daemons that packages install must not start in the chroot, on the
-	# host's network and devices; the standard chroot answer.
-	printf '#!/bin/sh\nexit 101\n' > "$base/usr/sbin/policy-rc.d"
-	chmod +x "$base/usr/sbin/policy-rc.d"
+	forbid_daemons "$base"
 	say "fresh-check: debootstrap took $((SECONDS - start)) s, $(du -sm "$base" | cut -f1) MiB"
 	touch "$base.complete"
 else
@@ -155,13 +113,7 @@ if [ "${FRESH_WORKTREE:-0}" = 1 ]; then
 	say "fresh-check: with the working tree's changes: $(git -C "$run$repo_in" status --short | wc -l) files"
 fi
 
-for d in /proc /sys /dev /dev/pts /dev/shm; do
-	[ -d "$d" ] || continue
-	mkdir -p "$run$d"
-	mount --bind "$d" "$run$d"
-	# Mounts made under the chroot's /dev must not propagate to the host's.
-	mount --make-rslave "$run$d"
-done
+bind_system "$run"
 
 step "in the fresh root: cd $repo_in && $cmd"
 start=$SECONDS
