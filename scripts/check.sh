@@ -280,7 +280,8 @@ if [ "$flavour" = patched ]; then
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	phase "systemd+libcgroup"
 	# How that phase was spent (scripts/check-systemd.sh's timed steps).
-	phases="$phases ($(paste -sd, "$BUILD/systemd-times" | sed 's/,/ s, /g') s)"
+	[ -s "$BUILD/systemd-times" ] &&
+		phases="$phases ($(paste -sd, "$BUILD/systemd-times" | sed 's/,/ s, /g') s)"
 fi
 
 echo "time: $phases; total $(($(date +%s) - REAP_T0)) s"
