@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help demo bench baseline check check-debug fresh-check mutation-check build-matrix stress deps tree kernel kernel-stock tests \
+.PHONY: help demo bench baseline check check-debug fresh-check distro-check mutation-check build-matrix stress deps tree kernel kernel-stock tests \
 	shell guest-run export-series checkpatch series deb systemd systemd-export-series \
 	clean distclean
 
@@ -13,6 +13,7 @@ help:
 	@echo "make check          build, boot and run every test; ends with 'N passed, N failed'"
 	@echo "make check-debug    the same on a KASAN/lockdep/kmemleak kernel (own build dir)"
 	@echo "make fresh-check    make check on a clean clone in a fresh Debian 12 chroot (root; FRESH_WORKTREE=1)"
+	@echo "make distro-check   the README's Debian 13 install in a disk image, booted with its own systemd (root)"
 	@echo "make mutation-check remove each safety protection (tests/mutations), rebuild, see its test fail"
 	@echo "make build-matrix   compile the series with the feature, futexes, 32-bit compat off"
 	@echo "make stress         the stress tests for longer, several seeds (STRESS_SECONDS, STRESS_SEEDS)"
@@ -52,6 +53,9 @@ check-debug:
 
 fresh-check:
 	$(S)/fresh-check.sh
+
+distro-check:
+	$(S)/distro-check.sh
 
 mutation-check:
 	$(S)/mutation-check.sh

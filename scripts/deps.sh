@@ -5,6 +5,7 @@
 #   deps.sh            what the kernel, the guest and the tests need
 #   deps.sh systemd    also what building systemd and the libcgroup tests need
 #   deps.sh deb        also what the kernel's bindeb-pkg target needs
+#   deps.sh distro     also debootstrap and e2fsprogs, for scripts/distro-check.sh
 #   deps.sh fresh      only debootstrap, for scripts/fresh-check.sh (which
 #                      installs the rest inside its own Debian root)
 #
@@ -73,6 +74,15 @@ dpkg-buildpackage:dpkg-dev
 fakeroot:fakeroot
 dh:debhelper
 kmod:kmod
+"
+fi
+
+# scripts/distro-check.sh: a Debian 13 root, its disk image and its boot
+# (make deb, which it may run, checks its own needs)
+if [ "${1:-}" = distro ]; then
+	NEEDS="$NEEDS
+debootstrap:debootstrap
+mkfs.ext4:e2fsprogs
 "
 fi
 
