@@ -171,6 +171,9 @@ boot_check() {
 	[Install]
 	WantedBy=multi-user.target
 	EOF
+	# The check writes to the serial console: no login prompt there, whose
+	# getty would hang up the terminal under the running check.
+	ln -sf /dev/null "$run/etc/systemd/system/serial-getty@ttyS0.service"
 	mkdir -p "$run/etc/systemd/system/multi-user.target.wants"
 	ln -sf ../distro-check.service "$run/etc/systemd/system/multi-user.target.wants/"
 	kernel=$(ls "$run"/boot/vmlinuz-*-reap-on-kill | tail -1)
