@@ -49,6 +49,14 @@ remove_tree() {	# remove_tree DIR
 	rm -rf --one-file-system "$1"
 }
 
+# A fresh copy of the pristine root BASE in DIR, whatever DIR held, with
+# this machine's name resolution (apt in it fetches packages).
+copy_root() {	# copy_root BASE DIR
+	remove_tree "$2"
+	cp -a "$1" "$2"
+	cp -L /etc/resolv.conf "$2/etc/resolv.conf"
+}
+
 # /proc, /sys and /dev for a chroot in DIR; mounts made under its /dev must
 # not propagate to the host's.
 bind_system() {	# bind_system DIR

@@ -94,9 +94,7 @@ systemd_debs() {
 		dsc=$(ls -t "$BUILD"/deb/systemd_*+reaponkill1.dsc | head -1)
 	fi
 	step "building the patched systemd's packages from $(basename "$dsc") in a trixie chroot (log: ${distro#"$TOP"/}/systemd-build.log)"
-	remove_tree "$build"
-	cp -a "$base" "$build"
-	cp -L /etc/resolv.conf "$build/etc/resolv.conf"
+	copy_root "$base" "$build"
 	mkdir -p "$build/src"
 	cp "$(dirname "$dsc")"/systemd_*+reaponkill1* "$(dirname "$dsc")"/systemd_*.orig.tar.* "$build/src/"
 	bind_system "$build"
@@ -134,9 +132,7 @@ boot_check() {
 	local mode=$1 deb img=$distro/disk.img console=$distro/console-$1.log kernel line
 	deb=$(kernel_deb)
 	step "$mode: installing $(basename "$deb") in a copy of the root"
-	remove_tree "$run"
-	cp -a "$base" "$run"
-	cp -L /etc/resolv.conf "$run/etc/resolv.conf"
+	copy_root "$base" "$run"
 	mkdir -p "$run/root/debs"
 	cp "$deb" "$run/root/debs/"
 	bind_system "$run"

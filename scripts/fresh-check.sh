@@ -98,9 +98,7 @@ else
 fi
 
 step "a copy of the root, and a clean clone of the repository in it"
-remove_tree "$run"
-cp -a "$base" "$run"
-cp -L /etc/resolv.conf "$run/etc/resolv.conf"
+copy_root "$base" "$run"
 git clone --quiet --no-hardlinks "$TOP" "$run$repo_in"
 say "fresh-check: HEAD $(git -C "$run$repo_in" log -1 --format='%h %s')"
 if [ "${FRESH_WORKTREE:-0}" = 1 ]; then

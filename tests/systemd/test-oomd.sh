@@ -11,8 +11,8 @@
 # CPU once they hold their memory (on the last CPU beside a busy loop in
 # oomtest-busy.slice at CPUWeight=10000: about 1% of that CPU), and a
 # workload that allocates 80 MiB and reads a 64 MiB file over and over,
-# which the hogs squeeze against MemoryHigh.  The slice's memory pressure climbs, and systemd-oomd
-# kills one of the hogs (by reclaim scan rate, then memory use; the
+# which the hogs squeeze against MemoryHigh.  The slice's memory pressure
+# climbs, and systemd-oomd kills one of the hogs (by reclaim scan rate, then memory use; the
 # workload is ManagedOOMPreference=omit).  systemd-oomd acts on "full"
 # pressure (all of the slice's non-idle tasks stalled at once), which is
 # why the busy loop is not in the slice: a task that never stalls keeps a
