@@ -118,11 +118,18 @@ systemd_debs() {
 	remove_tree "$build"
 }
 
-# The README's install lines for the patched systemd, run in the root DIR
-# with the packages in DIR/root/debs.
+# The README's install line for the patched systemd, run in the root DIR
+# with the packages in DIR/root/debs: ours replaces every installed package
+# built from systemd's source, since they depend on each other's exact
+# version (minbase has libudev1 besides systemd, systemd-sysv, udev,
+# libsystemd0 and libsystemd-shared).
 install_systemd() {	# install_systemd DIR
-	in_root "$1" /bin/bash -c 'cd /root/debs && apt install -y ./systemd_*+reaponkill1_*.deb ./libsystemd-shared_*+reaponkill1_*.deb \
-		./libsystemd0_*+reaponkill1_*.deb ./systemd-sysv_*+reaponkill1_*.deb ./udev_*+reaponkill1_*.deb'
+	cat > "$1/root/install-systemd.sh" <<-'EOF'
+	cd /root/debs || exit
+	apt install -y $(dpkg-query -W -f '${db:Status-Abbrev} ${binary:Package} ${source:Package}\n' |
+		awk '$1 == "ii" && $3 == "systemd" { sub(/:.*/, "", $2); print "./" $2 "_*+reaponkill1_*.deb" }')
+	EOF
+	in_root "$1" /bin/bash -x /root/install-systemd.sh
 }
 
 # boot_check MODE: a copy of the root with the kernel package (and in
