@@ -26,26 +26,13 @@ hog=$1
 work=/tmp/reap-ctr
 parent_name=reap-ctr
 parent=/sys/fs/cgroup/$parent_name
+P=containers
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 busybox=/bin/busybox	# Debian's busybox-static
 
-ok() { echo "PASS containers:$1"; }
-bad() { echo "FAIL containers:$1: $2"; }
-
-kill_reap() { awk '$1 == "kill_reap" { print $2 }' "$parent/memory.events"; }
 # Conditions for wait_for, read again at every try.
-reaped_since() { [ "$(kill_reap)" -gt "$1" ]; }
 is_stopped() { [ "$(oci_state "$1" "$2")" = stopped ]; }
-
-# wait_for SECONDS CMD...: until CMD succeeds; fails after SECONDS.
-wait_for() {
-	local i n=$(($1 * 10))
-	shift
-	for ((i = 0; i < n; i++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # A root with busybox and the hog.
 make_rootfs() {	# make_rootfs DIR
@@ -65,7 +52,7 @@ hog_running() {
 }
 
 # The cgroup of PID, as a path under /sys/fs/cgroup.
-cgroup_of() { echo "/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$1/cgroup")"; }
+cgroup_of() { echo "$CG$(sed -n 's/^0:://p' "/proc/$1/cgroup")"; }
 
 # covered_kill RT NAME CGROUP KILL-CMD... : checks that CGROUP has the file
 # set, runs KILL-CMD, and checks that kill_reap rose by one.
@@ -73,22 +60,22 @@ covered_kill() {
 	local rt=$1 name=$2 cg=$3 before after
 	shift 3
 	if [ "$(cat "$cg/memory.reap_on_kill" 2>/dev/null)" = 1 ]; then
-		ok "${rt}_file_set"
+		pass "${rt}_file_set"
 	else
-		bad "${rt}_file_set" "$cg/memory.reap_on_kill is '$(cat "$cg/memory.reap_on_kill" 2>&1)', want 1"
+		fail "${rt}_file_set" "$cg/memory.reap_on_kill is '$(cat "$cg/memory.reap_on_kill" 2>&1)', want 1"
 	fi
-	before=$(kill_reap)
+	before=$(kill_reap "$parent_name")
 	"$@" >/dev/null
-	if ! wait_for 30 reaped_since "$before"; then
-		bad "${rt}_killed_process_reaped" "kill_reap stayed at $before after '$*'"
+	if ! wait_for 300 reaped_since "$parent_name" "$before"; then
+		fail "${rt}_killed_process_reaped" "kill_reap stayed at $before after '$*'"
 		return
 	fi
 	sleep 0.5	# a second reap would show now
-	after=$(kill_reap)
+	after=$(kill_reap "$parent_name")
 	if [ "$after" = $((before + 1)) ]; then
-		ok "${rt}_killed_process_reaped"
+		pass "${rt}_killed_process_reaped"
 	else
-		bad "${rt}_killed_process_reaped" "kill_reap went from $before to $after, want one reap"
+		fail "${rt}_killed_process_reaped" "kill_reap went from $before to $after, want one reap"
 	fi
 }
 
@@ -115,38 +102,38 @@ oci_runtime() {	# oci_runtime RT
 	local rt=$1 dir=$work/$1 name=reap-$1 pid
 	if ! command -v "$rt" >/dev/null; then
 		for t in file_set killed_process_reaped invalid_value_refused; do
-			echo "SKIP containers:${rt}_$t: $rt is not installed (Debian package $rt)"
+			skip "${rt}_$t" "$rt is not installed (Debian package $rt)"
 		done
 		return
 	fi
 	if ! oci_bundle "$rt" "$dir" 1 ||
 	   ! "$rt" run -d -b "$dir" "$name" >"$dir/out" 2>"$dir/err" </dev/null ||
-	   ! wait_for 30 grep -q ready "$dir/out"; then
-		bad "${rt}_file_set" "the container did not start: $(tail -3 "$dir/err" | tr '\n' ' ')"
+	   ! wait_for 300 grep -q ready "$dir/out"; then
+		fail "${rt}_file_set" "the container did not start: $(tail -3 "$dir/err" | tr '\n' ' ')"
 		"$rt" delete -f "$name" 2>/dev/null
 		return
 	fi
 	pid=$("$rt" state "$name" | jq -r .pid)
 	covered_kill "$rt" "$name" "$(cgroup_of "$pid")" "$rt" kill "$name" KILL
-	wait_for 30 is_stopped "$rt" "$name"
+	wait_for 300 is_stopped "$rt" "$name"
 	"$rt" delete -f "$name" 2>/dev/null
 
 	# An invalid value: refused with the kernel's error, nothing left.
 	name=reap-$rt-bad
 	oci_bundle "$rt" "$dir" 2 || return
 	if "$rt" run -d -b "$dir" "$name" >"$dir/out" 2>"$dir/err" </dev/null; then
-		bad "${rt}_invalid_value_refused" "$rt run succeeded with memory.reap_on_kill=2"
+		fail "${rt}_invalid_value_refused" "$rt run succeeded with memory.reap_on_kill=2"
 		"$rt" delete -f "$name" 2>/dev/null
 	elif ! grep -qi 'reap_on_kill.*invalid argument' "$dir/err"; then
-		bad "${rt}_invalid_value_refused" "failed without the kernel's EINVAL: $(tail -2 "$dir/err" | tr '\n' ' ')"
+		fail "${rt}_invalid_value_refused" "failed without the kernel's EINVAL: $(tail -2 "$dir/err" | tr '\n' ' ')"
 	elif grep -q ready "$dir/out"; then
-		bad "${rt}_invalid_value_refused" "refused, but the process ran"
+		fail "${rt}_invalid_value_refused" "refused, but the process ran"
 	elif "$rt" state "$name" >/dev/null 2>&1; then
-		bad "${rt}_invalid_value_refused" "refused, but the container is left: $("$rt" state "$name" | jq -c '{status, pid}')"
+		fail "${rt}_invalid_value_refused" "refused, but the container is left: $("$rt" state "$name" | jq -c '{status, pid}')"
 	elif [ -d "$parent/$rt-2" ] && grep -q . "$parent/$rt-2/cgroup.procs"; then
-		bad "${rt}_invalid_value_refused" "refused, but its cgroup is left with processes in it: $(tr '\n' ' ' < "$parent/$rt-2/cgroup.procs")"
+		fail "${rt}_invalid_value_refused" "refused, but its cgroup is left with processes in it: $(tr '\n' ' ' < "$parent/$rt-2/cgroup.procs")"
 	elif [ -d "$parent/$rt-2" ] && [ "$rt" != crun ]; then
-		bad "${rt}_invalid_value_refused" "refused, but its (empty) cgroup is left"
+		fail "${rt}_invalid_value_refused" "refused, but its (empty) cgroup is left"
 	else
 		# crun up to at least Debian 12's 1.8.1 leaves the empty cgroup
 		# of a container whose cgroup setup failed; upstream fixed that
@@ -156,7 +143,7 @@ oci_runtime() {	# oci_runtime RT
 			echo "# crun: left the empty cgroup $parent_name/$rt-2 behind (a crun bug, fixed upstream); removed"
 			rmdir "$parent/$rt-2" || echo "# crun: and it could not be removed"
 		fi
-		ok "${rt}_invalid_value_refused"
+		pass "${rt}_invalid_value_refused"
 		sed -n 's/^/# '"$rt"': /p' "$dir/err" | tail -1
 	fi
 	"$rt" delete -f "$name" 2>/dev/null
@@ -168,34 +155,34 @@ oci_runtime() {	# oci_runtime RT
 parent_covered() {	# parent_covered RT
 	local rt=$1 dir=$work/$1 name=reap-$1-parent pid cg own before after
 	command -v "$rt" >/dev/null || {
-		echo "SKIP containers:${rt}_parent_covered: $rt is not installed (Debian package $rt)"
+		skip "${rt}_parent_covered" "$rt is not installed (Debian package $rt)"
 		return
 	}
 	echo 1 > "$parent/memory.reap_on_kill"
 	if ! oci_bundle "$rt" "$dir" unset ||
 	   ! "$rt" run -d -b "$dir" "$name" >"$dir/out" 2>"$dir/err" </dev/null ||
-	   ! wait_for 30 grep -q ready "$dir/out"; then
-		bad "${rt}_parent_covered" "the container did not start: $(tail -3 "$dir/err" | tr '\n' ' ')"
+	   ! wait_for 300 grep -q ready "$dir/out"; then
+		fail "${rt}_parent_covered" "the container did not start: $(tail -3 "$dir/err" | tr '\n' ' ')"
 	else
 		pid=$("$rt" state "$name" | jq -r .pid)
 		cg=$(cgroup_of "$pid")
 		own=$(cat "$cg/memory.reap_on_kill" 2>&1)
-		before=$(kill_reap)
+		before=$(kill_reap "$parent_name")
 		"$rt" kill "$name" KILL
 		if [ "$own" != 0 ]; then
-			bad "${rt}_parent_covered" "the container's own file is '$own', want 0"
-		elif ! wait_for 30 reaped_since "$before"; then
-			bad "${rt}_parent_covered" "kill_reap stayed at $before: the parent's setting did not cover the container"
+			fail "${rt}_parent_covered" "the container's own file is '$own', want 0"
+		elif ! wait_for 300 reaped_since "$parent_name" "$before"; then
+			fail "${rt}_parent_covered" "kill_reap stayed at $before: the parent's setting did not cover the container"
 		else
 			sleep 0.5
-			after=$(kill_reap)
+			after=$(kill_reap "$parent_name")
 			if [ "$after" = $((before + 1)) ]; then
-				ok "${rt}_parent_covered"
+				pass "${rt}_parent_covered"
 			else
-				bad "${rt}_parent_covered" "kill_reap went from $before to $after, want one reap"
+				fail "${rt}_parent_covered" "kill_reap went from $before to $after, want one reap"
 			fi
 		fi
-		wait_for 30 is_stopped "$rt" "$name"
+		wait_for 300 is_stopped "$rt" "$name"
 	fi
 	"$rt" delete -f "$name" 2>/dev/null
 	echo 0 > "$parent/memory.reap_on_kill"
@@ -203,10 +190,10 @@ parent_covered() {	# parent_covered RT
 
 # --- podman: --cgroup-conf, an image imported from a tarball ---
 podman_runtime() {
-	local dir=$work/podman name=reap-podman pid P
+	local dir=$work/podman name=reap-podman pid pm
 	if ! command -v podman >/dev/null; then
 		for t in file_set killed_process_reaped invalid_value_refused; do
-			echo "SKIP containers:podman_$t: podman is not installed (Debian package podman)"
+			skip "podman_$t" "podman is not installed (Debian package podman)"
 		done
 		return
 	fi
@@ -215,54 +202,54 @@ podman_runtime() {
 	# Its own storage on a tmpfs: the guest's root is an overlay, which
 	# cannot hold another overlay's upper directory.
 	mount -t tmpfs tmpfs "$dir/store"
-	P=(podman --root "$dir/store/root" --runroot "$dir/store/run"
+	pm=(podman --root "$dir/store/root" --runroot "$dir/store/run"
 	   --storage-driver vfs --cgroup-manager cgroupfs --events-backend file)
 	export TMPDIR=$dir/tmp
 	make_rootfs "$dir/rootfs"
-	if ! tar -C "$dir/rootfs" -c . | "${P[@]}" import - localhost/reap-hog >"$dir/import" 2>&1; then
-		bad podman_file_set "podman import failed: $(tail -2 "$dir/import" | tr '\n' ' ')"
+	if ! tar -C "$dir/rootfs" -c . | "${pm[@]}" import - localhost/reap-hog >"$dir/import" 2>&1; then
+		fail podman_file_set "podman import failed: $(tail -2 "$dir/import" | tr '\n' ' ')"
 		umount "$dir/store"
 		return
 	fi
-	run=("${P[@]}" run -d --network none --log-driver k8s-file
+	run=("${pm[@]}" run -d --network none --log-driver k8s-file
 	     --cgroup-parent "/$parent_name")
 	if ! "${run[@]}" --name "$name" --cgroup-conf memory.reap_on_kill=1 \
 		localhost/reap-hog /hog 64 >"$dir/out" 2>"$dir/err" ||
-	   ! wait_for 60 sh -c '"$@" logs '"$name"' 2>/dev/null | grep -q ready' sh "${P[@]}"; then
-		bad podman_file_set "the container did not start: $(tail -3 "$dir/err" | tr '\n' ' ')"
+	   ! wait_for 600 sh -c '"$@" logs '"$name"' 2>/dev/null | grep -q ready' sh "${pm[@]}"; then
+		fail podman_file_set "the container did not start: $(tail -3 "$dir/err" | tr '\n' ' ')"
 	else
-		pid=$("${P[@]}" inspect --format '{{.State.Pid}}' "$name")
-		covered_kill podman "$name" "$(cgroup_of "$pid")" "${P[@]}" kill -s KILL "$name"
-		"${P[@]}" wait "$name" >/dev/null 2>&1
+		pid=$("${pm[@]}" inspect --format '{{.State.Pid}}' "$name")
+		covered_kill podman "$name" "$(cgroup_of "$pid")" "${pm[@]}" kill -s KILL "$name"
+		"${pm[@]}" wait "$name" >/dev/null 2>&1
 	fi
-	"${P[@]}" rm -f "$name" >/dev/null 2>&1
+	"${pm[@]}" rm -f "$name" >/dev/null 2>&1
 
 	name=reap-podman-bad
 	if "${run[@]}" --name "$name" --cgroup-conf memory.reap_on_kill=2 \
 		localhost/reap-hog /hog 64 >"$dir/out" 2>"$dir/err"; then
-		bad podman_invalid_value_refused "podman run succeeded with memory.reap_on_kill=2"
+		fail podman_invalid_value_refused "podman run succeeded with memory.reap_on_kill=2"
 	elif ! grep -qi 'reap_on_kill.*invalid argument' "$dir/err"; then
-		bad podman_invalid_value_refused "failed without the kernel's EINVAL: $(tail -2 "$dir/err" | tr '\n' ' ')"
-	elif [ "$("${P[@]}" inspect --format '{{.State.Running}}' "$name" 2>/dev/null)" = true ] ||
-	     "${P[@]}" logs "$name" 2>/dev/null | grep -q ready ||
+		fail podman_invalid_value_refused "failed without the kernel's EINVAL: $(tail -2 "$dir/err" | tr '\n' ' ')"
+	elif [ "$("${pm[@]}" inspect --format '{{.State.Running}}' "$name" 2>/dev/null)" = true ] ||
+	     "${pm[@]}" logs "$name" 2>/dev/null | grep -q ready ||
 	     hog_running; then
-		bad podman_invalid_value_refused "refused, but the container runs or its process ran"
+		fail podman_invalid_value_refused "refused, but the container runs or its process ran"
 	else
-		ok podman_invalid_value_refused
+		pass podman_invalid_value_refused
 		sed -n 's/^/# podman: /p' "$dir/err" | tail -1
 	fi
-	"${P[@]}" rm -f "$name" >/dev/null 2>&1
+	"${pm[@]}" rm -f "$name" >/dev/null 2>&1
 	umount "$dir/store"
 }
 
 mkdir -p "$work" "$parent"
 if [ ! -x "$hog" ]; then
-	echo "FAIL containers:setup: no hog program at $hog (tests/containers/hog.c, linked statically)"
+	fail setup "no hog program at $hog (tests/containers/hog.c, linked statically)"
 	exit 0
 fi
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control
 [ -f "$parent/memory.reap_on_kill" ] || {
-	echo "FAIL containers:setup: no memory.reap_on_kill in $parent (not the patched kernel?)"
+	fail setup "no memory.reap_on_kill in $parent (not the patched kernel?)"
 	exit 0
 }
 oci_runtime runc

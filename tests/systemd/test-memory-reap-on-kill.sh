@@ -14,35 +14,19 @@ set -u
 kernel=${1:-patched}
 P=${SD_LABEL:-systemd}
 [ "$kernel" = stock ] && P=$P-stock
-CG=/sys/fs/cgroup
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 ETC=/etc/systemd/system
 PY=/usr/bin/python3
 MiB=$((1 << 20))
 
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
 check() {	# check NAME REASON-IF-FALSE SHELL-CONDITION
 	if eval "$3"; then pass "$1"; else fail "$1" "$2"; fi
 }
 
 # "name=value" of systemctl show, the value only.
 prop() { systemctl show -P "$2" "$1" 2>/dev/null; }
-kill_reap() { sed -n 's/^kill_reap //p' "$CG/$1/memory.events" 2>/dev/null; }
 file() { cat "$CG/$1/memory.reap_on_kill" 2>/dev/null || echo missing; }
-
-# Waits up to $2 tenths of a second for command $1... to succeed.
-wait_for() {
-	local n=$1
-	shift
-	while ! "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-mem_over() { [ "$(cat "$CG/$1/memory.current" 2>/dev/null || echo 0)" -gt "$2" ]; }
-reaps_over() { [ "$(kill_reap "$1")" -gt "$2" ]; }
 
 # A service that touches 64 MiB of anonymous memory, then sleeps.
 ALLOC="$PY -c 'import time; b = bytes(1) * (64 << 20); time.sleep(100000)'"
@@ -68,7 +52,7 @@ kill_victim() {	# kill_victim UNIT COUNTING-CGROUP WAIT-TENTHS -> sets before, a
 	wait_for 300 mem_over "$ucg" $((48 * MiB)) || { echo "# $unit never reached 48 MiB" >&2; return 1; }
 	before=$(kill_reap "$cg")
 	systemctl kill --kill-whom=main -s SIGKILL "$unit"
-	wait_for "$ticks" reaps_over "$cg" "$before" || true
+	wait_for "$ticks" reaped_since "$cg" "$before" || true
 	after=$(kill_reap "$cg")
 	systemctl reset-failed "$unit" 2>/dev/null
 	return 0
@@ -76,15 +60,15 @@ kill_victim() {	# kill_victim UNIT COUNTING-CGROUP WAIT-TENTHS -> sets before, a
 
 if [ "$(readlink /proc/1/exe)" = /usr/lib/systemd/systemd ] &&
    systemctl --version | head -1 | grep -q "^systemd ${SD_BASE:-[0-9]*} (.*reap-on-kill)"; then
-	pass $P:pid1_is_patched_systemd
+	pass pid1_is_patched_systemd
 else
-	fail $P:pid1_is_patched_systemd "PID 1 is $(readlink /proc/1/exe), $(systemctl --version | head -1)"
+	fail pid1_is_patched_systemd "PID 1 is $(readlink /proc/1/exe), $(systemctl --version | head -1)"
 	exit 0
 fi
 
 if [ "$kernel" = stock ]; then
 	if [ -e "$CG/system.slice/memory.reap_on_kill" ]; then
-		fail $P:stock_kernel_unit_starts "the stock kernel has memory.reap_on_kill"
+		fail stock_kernel_unit_starts "the stock kernel has memory.reap_on_kill"
 		exit 0
 	fi
 	mkdir -p "$ETC"
@@ -96,7 +80,7 @@ if [ "$kernel" = stock ]; then
 	systemctl daemon-reload
 	systemd-run -q -p MemoryReapOnKill=yes --unit=reap-stock-run /bin/sleep 1000
 	systemctl start reap-stock.service
-	check $P:stock_kernel_unit_starts "a unit with MemoryReapOnKill=yes did not start" \
+	check stock_kernel_unit_starts "a unit with MemoryReapOnKill=yes did not start" \
 		'systemctl is-active -q reap-stock.service reap-stock-run.service'
 	# Each unit that sets yes is told, at warning level, that it has no
 	# effect; the units that write the default 0 (every unit with the memory
@@ -105,18 +89,18 @@ if [ "$kernel" = stock ]; then
 	logged() { { dmesg --level=warn; journalctl -q -b -p warning -o cat; } 2>/dev/null; }
 	warned=$(logged | grep -c 'MemoryReapOnKill=yes has no effect')
 	for u in reap-stock.service reap-stock-run.service; do
-		check "$P:stock_kernel_warns_$u" "no warning naming $u at level warning ($warned warnings in all)" \
+		check "stock_kernel_warns_$u" "no warning naming $u at level warning ($warned warnings in all)" \
 			'logged | grep "$u" | grep -q "MemoryReapOnKill=yes has no effect"'
 	done
 	others=$({ dmesg; journalctl -q -b -o cat; } 2>/dev/null | grep 'reap_on_kill\|MemoryReapOnKill' |
 		 grep -v 'reap-stock\(-run\)\?\.service' || true)
-	check $P:stock_kernel_silent_for_others "other units logged about it: $(head -1 <<<"$others")" \
+	check stock_kernel_silent_for_others "other units logged about it: $(head -1 <<<"$others")" \
 		'[ -z "$others" ]'
 	exit 0
 fi
 
 if [ ! -e "$CG/system.slice/memory.reap_on_kill" ]; then
-	fail $P:kernel_has_memory_reap_on_kill "no memory.reap_on_kill in $CG/system.slice"
+	fail kernel_has_memory_reap_on_kill "no memory.reap_on_kill in $CG/system.slice"
 	exit 0
 fi
 
@@ -142,30 +126,30 @@ systemctl daemon-reload
 
 # An invalid value is rejected with the usual message; the unit still loads.
 # The manager logs to the kernel log while journald is not running.
-check $P:invalid_value_rejected "LoadState=$(prop reap-bad.service LoadState) MemoryReapOnKill=$(prop reap-bad.service MemoryReapOnKill), or no 'Failed to parse' in the log" \
+check invalid_value_rejected "LoadState=$(prop reap-bad.service LoadState) MemoryReapOnKill=$(prop reap-bad.service MemoryReapOnKill), or no 'Failed to parse' in the log" \
 	'[ "$(prop reap-bad.service LoadState)" = loaded ] && [ "$(prop reap-bad.service MemoryReapOnKill)" = no ] &&
 	 { dmesg; journalctl -q -b -o cat 2>/dev/null; } | grep -q "reap-bad.service:3: Failed to parse MemoryReapOnKill=maybe, ignoring"'
 
 # Default off.
-check $P:default_off "MemoryReapOnKill=$(prop reap-outside.service MemoryReapOnKill), want no" \
+check default_off "MemoryReapOnKill=$(prop reap-outside.service MemoryReapOnKill), want no" \
 	'[ "$(prop reap-outside.service MemoryReapOnKill)" = no ]'
 
 # A drop-in on a slice sets the slice's file; a service in it is covered.
 # (Up to 60 s for the reap: the host may be loaded, the guest is emulated.)
 if kill_victim reap-victim.service reaptest.slice 600; then
-	check $P:slice_dropin_sets_file "reaptest.slice/memory.reap_on_kill is $(file reaptest.slice)" \
+	check slice_dropin_sets_file "reaptest.slice/memory.reap_on_kill is $(file reaptest.slice)" \
 		'[ "$(file reaptest.slice)" = 1 ]'
-	check $P:show_property "systemctl show -P MemoryReapOnKill reaptest.slice: $(prop reaptest.slice MemoryReapOnKill)" \
+	check show_property "systemctl show -P MemoryReapOnKill reaptest.slice: $(prop reaptest.slice MemoryReapOnKill)" \
 		'[ "$(prop reaptest.slice MemoryReapOnKill)" = yes ]'
-	check $P:service_in_slice_sigkill_is_reaped "kill_reap of reaptest.slice $before -> $after, want an increment" \
+	check service_in_slice_sigkill_is_reaped "kill_reap of reaptest.slice $before -> $after, want an increment" \
 		'[ "$after" -gt "$before" ]'
 else
-	fail $P:slice_dropin_sets_file "the victim service did not start or allocate"
-	fail $P:service_in_slice_sigkill_is_reaped "the victim service did not start or allocate"
+	fail slice_dropin_sets_file "the victim service did not start or allocate"
+	fail service_in_slice_sigkill_is_reaped "the victim service did not start or allocate"
 fi
 
 # systemd-analyze dump shows the setting.
-check $P:analyze_dump "systemd-analyze dump reaptest.slice has no 'MemoryReapOnKill: yes'" \
+check analyze_dump "systemd-analyze dump reaptest.slice has no 'MemoryReapOnKill: yes'" \
 	'systemd-analyze dump reaptest.slice | grep -q "MemoryReapOnKill: yes"'
 
 # A service outside the slice is not covered.
@@ -173,10 +157,10 @@ systemctl start reap-outside.service
 sleep 0.5
 outside_file=$(file "$(prop reap-outside.service ControlGroup)")
 if kill_victim reap-outside.service system.slice 50; then
-	check $P:service_outside_not_covered "its file is $outside_file, system.slice's $(file system.slice), kill_reap $before -> $after" \
+	check service_outside_not_covered "its file is $outside_file, system.slice's $(file system.slice), kill_reap $before -> $after" \
 		'[ "$outside_file" = 0 ] && [ "$(file system.slice)" = 0 ] && [ "$after" = "$before" ]'
 else
-	fail $P:service_outside_not_covered "the service did not start or allocate"
+	fail service_outside_not_covered "the service did not start or allocate"
 fi
 
 # systemctl set-property flips it at runtime: --runtime and persistent.
@@ -186,15 +170,15 @@ systemctl set-property --runtime reap-sp.service MemoryReapOnKill=yes
 r1=$(file "$spcg") p1=$(prop reap-sp.service MemoryReapOnKill)
 systemctl set-property --runtime reap-sp.service MemoryReapOnKill=no
 r0=$(file "$spcg") p0=$(prop reap-sp.service MemoryReapOnKill)
-check $P:set_property_runtime_flips "file $r1 then $r0, property $p1 then $p0" \
+check set_property_runtime_flips "file $r1 then $r0, property $p1 then $p0" \
 	'[ "$r1$r0$p1$p0" = 10yesno ]'
-check $P:set_property_runtime_dropin "no drop-in under /run/systemd/system.control" \
+check set_property_runtime_dropin "no drop-in under /run/systemd/system.control" \
 	'grep -qx MemoryReapOnKill=no /run/systemd/system.control/reap-sp.service.d/50-MemoryReapOnKill.conf'
 systemctl set-property reap-sp.service MemoryReapOnKill=yes
 # The runtime drop-in sorts after the persistent one: drop it to see the latter.
 rm -f /run/systemd/system.control/reap-sp.service.d/50-MemoryReapOnKill.conf
 systemctl daemon-reload
-check $P:set_property_persistent "file $(file "$spcg"), property $(prop reap-sp.service MemoryReapOnKill) after daemon-reload, want 1 and yes; drop-in in /etc/systemd/system.control" \
+check set_property_persistent "file $(file "$spcg"), property $(prop reap-sp.service MemoryReapOnKill) after daemon-reload, want 1 and yes; drop-in in /etc/systemd/system.control" \
 	'[ "$(file "$spcg")" = 1 ] && [ "$(prop reap-sp.service MemoryReapOnKill)" = yes ] &&
 	 grep -qx MemoryReapOnKill=yes /etc/systemd/system.control/reap-sp.service.d/50-MemoryReapOnKill.conf'
 systemctl stop reap-sp.service
@@ -204,22 +188,22 @@ systemctl set-property --runtime reaptest.slice MemoryReapOnKill=no
 s0=$(file reaptest.slice)
 systemctl set-property --runtime reaptest.slice MemoryReapOnKill=yes
 s1=$(file reaptest.slice)
-check $P:set_property_slice_off_on "reaptest.slice file $s0 then $s1" '[ "$s0$s1" = 01 ]'
+check set_property_slice_off_on "reaptest.slice file $s0 then $s1" '[ "$s0$s1" = 01 ]'
 
 # systemd-run -p MemoryReapOnKill=yes, and a SIGKILL is reaped.
 before=$(kill_reap system.slice)
 # (DefaultDependencies=no: do not pull in the rest of the boot.)
 systemd-run -q -p MemoryReapOnKill=yes -p DefaultDependencies=no --unit=reap-run -- /bin/sh -c "exec $ALLOC"
 runcg=$(prop reap-run.service ControlGroup)
-check $P:systemd_run_property "reap-run.service: property $(prop reap-run.service MemoryReapOnKill), file $(file "$runcg")" \
+check systemd_run_property "reap-run.service: property $(prop reap-run.service MemoryReapOnKill), file $(file "$runcg")" \
 	'[ "$(prop reap-run.service MemoryReapOnKill)" = yes ] && [ "$(file "$runcg")" = 1 ]'
 if wait_for 300 mem_over "$runcg" $((48 * MiB)); then
 	systemctl kill --kill-whom=main -s SIGKILL reap-run.service
-	wait_for 600 reaps_over system.slice "$before"
+	wait_for 600 reaped_since system.slice "$before"
 	after=$(kill_reap system.slice)
-	check $P:systemd_run_sigkill_is_reaped "kill_reap of system.slice $before -> $after" '[ "$after" -gt "$before" ]'
+	check systemd_run_sigkill_is_reaped "kill_reap of system.slice $before -> $after" '[ "$after" -gt "$before" ]'
 else
-	fail $P:systemd_run_sigkill_is_reaped "reap-run.service never reached 48 MiB"
+	fail systemd_run_sigkill_is_reaped "reap-run.service never reached 48 MiB"
 fi
 
 exit 0

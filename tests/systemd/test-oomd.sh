@@ -37,7 +37,8 @@ set -u
 RUNS=${1:-1}
 WINDOW=${OOMD_WINDOW:-30}
 P=${SD_LABEL:-systemd}
-CG=/sys/fs/cgroup
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 ETC=/etc/systemd/system
 PY=/usr/bin/python3
 MiB=$((1 << 20))
@@ -46,21 +47,6 @@ LIMIT=20
 LAST_CPU=$(($(nproc) - 1))
 DATA=${TMPDIR:-/tmp}/oomtest.data	# the workload's file: on the scratch disk in the guest
 
-pass() { echo "PASS $P:$1"; }
-fail() { echo "FAIL $P:$1: $2"; }
-skip() { echo "SKIP $P:$1: $2"; }
-
-wait_for() {	# wait_for TENTHS CMD...
-	local n=$1
-	shift
-	while ! "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-mem_over() { [ "$(cat "$CG/$1/memory.current" 2>/dev/null || echo 0)" -gt "$2" ]; }
-mem_under() { [ "$(cat "$CG/$1/memory.current" 2>/dev/null || echo 0)" -lt "$2" ]; }
 
 unit_file() {	# unit_file NAME MiB [SETTINGS...]: a service that holds MiB
 	local name=$1 mib=$2
