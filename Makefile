@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help demo bench baseline check check-debug fresh-check distro-check mutation-check build-matrix stress deps tree kernel kernel-stock tests \
+.PHONY: help demo bench bench-oomd baseline check check-debug fresh-check distro-check mutation-check build-matrix stress deps tree kernel kernel-stock tests \
 	shell guest-run export-series checkpatch series deb systemd systemd-export-series \
 	clean distclean
 
@@ -18,6 +18,7 @@ help:
 	@echo "make build-matrix   compile the series with the feature, futexes, 32-bit compat off"
 	@echo "make stress         the stress tests for longer, several seeds (STRESS_SECONDS, STRESS_SEEDS)"
 	@echo "make bench          the full benchmark matrix; CSV and PNG under build/bench/"
+	@echo "make bench-oomd     only its systemd-oomd rounds (OOMD_ROUNDS, 3), table and chart"
 	@echo "make baseline       upstream cgroup selftests on a stock build of the same config"
 	@echo "make shell          interactive shell in the guest (Ctrl-A X quits)"
 	@echo "make guest-run CMD='...'  run one command in the guest, with its exit status"
@@ -41,6 +42,9 @@ demo:
 
 bench:
 	$(S)/bench.sh full
+
+bench-oomd:
+	$(S)/bench.sh oomd
 
 baseline:
 	$(S)/baseline.sh

@@ -13,16 +13,27 @@
 #                   processes alive, own and shared address spaces; and
 #                   systemd-oomd's scenario (OOMD_ROUNDS rounds, 3), table
 #                   and chart (the demo runs one round)
+#   bench.sh oomd   only systemd-oomd's scenario, OOMD_ROUNDS rounds, with
+#                   its table and chart (build/bench/oomd*; the other
+#                   results there are kept)
 # Each prints what it measured (checkout, kernel build, guest) with the
 # figures, so that a quoted table says where it comes from.
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-demo}
+case $mode in
+demo | full | oomd) ;;
+*) die "usage: bench.sh demo|full|oomd" ;;
+esac
 out=$BUILD/bench
 stock_kernel=$STOCK_OBJ/arch/x86/boot/bzImage
 
 "$TOP/scripts/deps.sh"
-rm -rf "$out"
+if [ "$mode" = oomd ]; then
+	rm -f "$out"/oomd* "$out/console.log"
+else
+	rm -rf "$out"
+fi
 mkdir -p "$out"
 
 # build BASE: the patched kernel of BASE and its reap_bench.
@@ -258,7 +269,12 @@ full)
 	"$TOP/scripts/plot-oomd.sh" "$out/oomd.csv" "$out/oomd.png"
 	say "CSVs, charts and the side-by-side table: ${out#"$TOP"/}/"
 	;;
-*)
-	die "usage: bench.sh demo|full"
+oomd)
+	build mainline
+	step "systemd-oomd under memory pressure, without and with MemoryReapOnKill= (${OOMD_ROUNDS:-3} rounds)"
+	provenance "$BUILD/obj/linux-mainline"
+	oomd_scenario "${OOMD_ROUNDS:-3}"
+	"$TOP/scripts/plot-oomd.sh" "$out/oomd.csv" "$out/oomd.png"
+	say "the table and chart: ${out#"$TOP"/}/oomd-table.txt, oomd.png"
 	;;
 esac
