@@ -159,14 +159,16 @@ boot_check() {
 
 	# The check, run at boot by the image's systemd.
 	gcc -static -O2 -o "$run/root/hog" "$TOP/tests/containers/hog.c" || die "cannot link tests/containers/hog.c statically"
-	cp "$TOP/tests/distro/check-installed.sh" "$run/root/"
+	mkdir -p "$run/root/tests/distro"
+	cp "$TOP/tests/lib.sh" "$run/root/tests/"
+	cp "$TOP/tests/distro/check-installed.sh" "$run/root/tests/distro/"
 	cat > "$run/etc/systemd/system/distro-check.service" <<-EOF
 	[Unit]
 	Description=make distro-check: the README's install, checked
 	After=multi-user.target
 	[Service]
 	Type=oneshot
-	ExecStart=/bin/bash /root/check-installed.sh $mode /root/hog
+	ExecStart=/bin/bash /root/tests/distro/check-installed.sh $mode /root/hog
 	StandardOutput=tty
 	StandardError=tty
 	TTYPath=/dev/ttyS0

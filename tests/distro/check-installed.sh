@@ -18,26 +18,15 @@
 set -u
 mode=$1 hog=$2
 P=distro-$mode
-CG=/sys/fs/cgroup
 SLICE=batch.slice
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 
 check() {	# check NAME WHY CMD...: PASS if CMD succeeds, else FAIL NAME: WHY
 	local name=$1 why=$2
 	shift 2
-	if "$@"; then echo "PASS $P:$name"; else echo "FAIL $P:$name: $why"; fi
+	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
 }
-wait_for() {	# wait_for TENTHS CMD...
-	local n=$1
-	shift
-	until "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-kill_reap() { awk '$1 == "kill_reap" { print $2 }' "$CG/$SLICE/memory.events" 2>/dev/null; }
-reaped_since() { [ "$(kill_reap)" -gt "$1" ]; }
-mem_over() { [ "$(cat "$CG$1/memory.current" 2>/dev/null || echo 0)" -gt "$2" ]; }
 ends_with() { [ "${1%"$2"}" != "$1" ]; }
 
 kernel=$(uname -r)
@@ -64,15 +53,16 @@ esac
 systemd-run --quiet --unit=reap-victim --slice="$SLICE" "$hog" 64
 cg=$(systemctl show -P ControlGroup reap-victim.service)
 if ! wait_for 600 mem_over "$cg" $((64 << 20)); then
-	echo "FAIL $P:victim_runs: reap-victim.service never held its 64 MiB ($(systemctl is-active reap-victim.service))"
+	fail victim_runs "reap-victim.service never held its 64 MiB ($(systemctl is-active reap-victim.service))"
 	echo DONE
 	exit 0
 fi
 [ "$mode" = patched ] &&
 	check file_set_by_dropin "reads $(cat "$CG/$SLICE/memory.reap_on_kill")" \
 		test "$(cat "$CG/$SLICE/memory.reap_on_kill")" = 1
-before=$(kill_reap)
+before=$(kill_reap "$SLICE")
 systemctl kill -s SIGKILL reap-victim.service
-check killed_service_reaped "kill_reap $before -> $(kill_reap) in 10 s" \
-	wait_for 100 reaped_since "$before"
+wait_for 100 reaped_since "$SLICE" "$before"
+check killed_service_reaped "kill_reap $before -> $(kill_reap "$SLICE") in 10 s" \
+	reaped_since "$SLICE" "$before"
 echo DONE
