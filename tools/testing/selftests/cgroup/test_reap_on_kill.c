@@ -361,6 +361,16 @@ static bool wait_reaps(const char *cgroup, long want)
 	return false;
 }
 
+/* wait_reaps() where a shortfall fails the test: says what was counted. */
+static bool expect_reaps(const char *cgroup, long want)
+{
+	if (wait_reaps(cgroup, want))
+		return true;
+	ksft_print_msg("kill_reap of %s: %ld after 10 s, want %ld\n", cgroup,
+		       events(cgroup, "memory.events", "kill_reap "), want);
+	return false;
+}
+
 static int unthrottle_and_reap(const char *cgroup, pid_t pid, int *status)
 {
 	cg_write(cgroup, "cpu.max", "max");
@@ -555,7 +565,7 @@ static int kill_throttled(struct pair *cg, int sig, enum victim_mode mode,
 		goto out;
 	if (sig && kill(pid, sig))
 		goto out;
-	if (!wait_reaps(cg->leaf, want_reaps))
+	if (!expect_reaps(cg->leaf, want_reaps))
 		goto out;
 	if (wait_mem_below(cg->leaf, MB(16), now_ns()) < 0)
 		goto out;
@@ -968,7 +978,7 @@ static int test_trigger_oom(const char *root)
 	cg_write(cg.leaf, "cpu.max", THROTTLE);
 	/* Below usage with nothing to reclaim: the OOM killer kills it. */
 	cg_write(cg.leaf, "memory.max", "16M");
-	if (!wait_reaps(cg.leaf, 1) ||
+	if (!expect_reaps(cg.leaf, 1) ||
 	    events(cg.leaf, "memory.events", "oom_kill ") != 1)
 		goto reap;
 	/*
@@ -3126,7 +3136,7 @@ static int test_shared_survivor(const char *root)
 		}
 	if (kill_when_throttled(cg.leaf, pid) ||
 	    !reaped_at_least(pid, s.priv / 1024 * 3 / 4, &fin) ||
-	    !wait_reaps(cg.leaf, 1) ||
+	    !expect_reaps(cg.leaf, 1) ||
 	    wait_below(cg.leaf, "memory.current", MB(8), now_ns(),
 		       10 * SECOND) < 0)
 		goto out;
@@ -3621,7 +3631,7 @@ static int test_mm_held_past_exit(const char *root)
 		goto out;
 	}
 	if (!reaped_at_least(pid, v.size / 1024 * 3 / 4, &fin) ||
-	    !wait_reaps(cg.leaf, 1))
+	    !expect_reaps(cg.leaf, 1))
 		goto out;
 	ksft_print_msg("zombie after %ld ms with its mm held: %ld kB charged\n",
 		       zombie_ms, cur / 1024);
@@ -3730,7 +3740,7 @@ static int migrate_round(const char *root, bool remove)
 		goto out;
 	release_worker(&hold);
 
-	if (!wait_reaps(remove ? moved : cg.leaf, 1) ||
+	if (!expect_reaps(remove ? moved : cg.leaf, 1) ||
 	    !reaped_at_least(pid, a.size / 1024 * 3 / 4, &fin) ||
 	    wait_below(cg.parent, "memory.current", MB(16), now_ns(),
 		       10 * SECOND) < 0)
