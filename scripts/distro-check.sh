@@ -70,15 +70,23 @@ make_base() {
 	touch "$base.complete"
 }
 
-# The kernel package of make deb, building it if there is none.
-kernel_deb() {
-	local deb
-	deb=$(ls -t "$BUILD"/deb/linux-image-*-reap-on-kill_*.deb 2>/dev/null | grep -v -- -dbg_ | head -1)
-	if [ -z "$deb" ]; then
+# The newest file in build/deb matching the glob PATTERN, debug symbol
+# packages aside.
+newest_deb_file() {	# newest_deb_file PATTERN
+	# shellcheck disable=SC2086,SC2010 # PATTERN is a glob; names have no spaces
+	ls -t $BUILD/deb/$1 2>/dev/null | grep -v -- -dbg_ | head -1
+}
+
+# That file, running make deb first if there is none.
+from_make_deb() {	# from_make_deb PATTERN
+	local f
+	f=$(newest_deb_file "$1")
+	if [ -z "$f" ]; then
 		"$TOP/scripts/make-deb.sh" >&2 || die "make deb failed"
-		deb=$(ls -t "$BUILD"/deb/linux-image-*-reap-on-kill_*.deb | grep -v -- -dbg_ | head -1)
+		f=$(newest_deb_file "$1")
 	fi
-	echo "$deb"
+	[ -n "$f" ] || die "make deb wrote no $1"
+	echo "$f"
 }
 
 # The patched systemd's binary packages, built in a trixie chroot from make
@@ -88,11 +96,7 @@ systemd_debs() {
 	if ls "$debs"/systemd_*+reaponkill1_*.deb > /dev/null 2>&1; then
 		return 0
 	fi
-	dsc=$(ls -t "$BUILD"/deb/systemd_*+reaponkill1.dsc 2>/dev/null | head -1)
-	if [ -z "$dsc" ]; then
-		"$TOP/scripts/make-deb.sh" >&2 || die "make deb failed"
-		dsc=$(ls -t "$BUILD"/deb/systemd_*+reaponkill1.dsc | head -1)
-	fi
+	dsc=$(from_make_deb 'systemd_*+reaponkill1.dsc') || exit
 	step "building the patched systemd's packages from $(basename "$dsc") in a trixie chroot (log: ${distro#"$TOP"/}/systemd-build.log)"
 	copy_root "$base" "$build"
 	mkdir -p "$build/src"
@@ -137,7 +141,7 @@ install_systemd() {	# install_systemd DIR
 # image and booted; counts the result lines.
 boot_check() {
 	local mode=$1 deb img=$distro/disk.img console=$distro/console-$1.log kernel line
-	deb=$(kernel_deb)
+	deb=$(from_make_deb 'linux-image-*-reap-on-kill_*.deb') || exit
 	step "$mode: installing $(basename "$deb") in a copy of the root"
 	copy_root "$base" "$run"
 	mkdir -p "$run/root/debs"
@@ -188,9 +192,11 @@ boot_check() {
 	step "$mode: booting $(basename "$kernel") from a disk image of that root"
 	rm -f "$img"
 	mkfs.ext4 -q -d "$run" -L root "$img" 4G || die "mkfs.ext4 -d failed"
-	local accel=tcg,thread=multi
-	[ -w /dev/kvm ] && accel=kvm:tcg
-	timeout -k 10 1200 qemu-system-x86_64 -machine q35 -accel "$accel" -cpu max -smp 2 -m 2G \
+	# QEMU tries the accelerators in order: KVM where it works, else TCG.
+	# shellcheck disable=SC2054 # the comma belongs to tcg's option
+	local accel=(-accel tcg,thread=multi)
+	[ -w /dev/kvm ] && accel=(-accel kvm "${accel[@]}")
+	timeout -k 10 1200 qemu-system-x86_64 -machine q35 "${accel[@]}" -cpu max -smp 2 -m 2G \
 		-no-reboot -nodefaults -display none -serial "file:$console" \
 		-kernel "$distro/vmlinuz" \
 		-append "root=/dev/vda rw console=ttyS0 quiet systemd.show_status=0 panic=-1" \
