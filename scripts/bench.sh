@@ -113,6 +113,14 @@ oomd_scenario() {	# oomd_scenario ROUNDS
 	}' "$out/oomd.csv" | tee "$out/oomd-table.txt"
 }
 
+# make bench's oomd rounds (OOMD_ROUNDS, 3): the scenario, its table and
+# its chart.
+oomd_rounds() {
+	step "systemd-oomd under memory pressure, without and with MemoryReapOnKill= (${OOMD_ROUNDS:-3} rounds)"
+	oomd_scenario "${OOMD_ROUNDS:-3}"
+	"$TOP/scripts/plot-oomd.sh" "$out/oomd.csv" "$out/oomd.png"
+}
+
 # What the table means for one kernel, from its CSV: the unthrottled plain
 # kill, and the condition under which a plain kill was slowest, single
 # victims of the first size.
@@ -264,17 +272,13 @@ full)
 	for b in $KBASES; do
 		"$TOP/scripts/plot-bench.sh" "$out/reap_bench-$b.csv" "$out/reap_bench-$b.png"
 	done
-	step "systemd-oomd under memory pressure, without and with MemoryReapOnKill= (${OOMD_ROUNDS:-3} rounds)"
-	oomd_scenario "${OOMD_ROUNDS:-3}"
-	"$TOP/scripts/plot-oomd.sh" "$out/oomd.csv" "$out/oomd.png"
+	oomd_rounds
 	say "CSVs, charts and the side-by-side table: ${out#"$TOP"/}/"
 	;;
 oomd)
-	build mainline
-	step "systemd-oomd under memory pressure, without and with MemoryReapOnKill= (${OOMD_ROUNDS:-3} rounds)"
+	KBASE=mainline "$TOP/scripts/build-kernel.sh"
 	provenance "$BUILD/obj/linux-mainline"
-	oomd_scenario "${OOMD_ROUNDS:-3}"
-	"$TOP/scripts/plot-oomd.sh" "$out/oomd.csv" "$out/oomd.png"
+	oomd_rounds
 	say "the table and chart: ${out#"$TOP"/}/oomd-table.txt, oomd.png"
 	;;
 esac
