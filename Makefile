@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help demo bench bench-oomd baseline check check-debug fresh-check distro-check mutation-check build-matrix stress deps tree kernel kernel-stock tests \
+.PHONY: help demo bench bench-oomd bench-curves baseline check check-debug fresh-check distro-check mutation-check build-matrix stress deps tree kernel kernel-stock tests \
 	shell guest-run export-series checkpatch series deb systemd systemd-export-series \
 	clean distclean
 
@@ -19,6 +19,7 @@ help:
 	@echo "make stress         the stress tests for longer, several seeds (STRESS_SECONDS, STRESS_SEEDS)"
 	@echo "make bench          the full benchmark matrix; CSV and PNG under build/bench/"
 	@echo "make bench-oomd     only its systemd-oomd rounds (OOMD_ROUNDS, 3), table and chart"
+	@echo "make bench-curves   only the reap's curves on KBASE: sizes x workers, 1-64 victims, latency"
 	@echo "make baseline       upstream cgroup selftests on a stock build of the same config"
 	@echo "make shell          interactive shell in the guest (Ctrl-A X quits)"
 	@echo "make guest-run CMD='...'  run one command in the guest, with its exit status"
@@ -45,6 +46,9 @@ bench:
 
 bench-oomd:
 	$(S)/bench.sh oomd
+
+bench-curves:
+	$(S)/bench.sh curves
 
 baseline:
 	$(S)/baseline.sh

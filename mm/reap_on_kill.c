@@ -18,10 +18,11 @@
  *
  * complete_signal() -> reap_on_kill_queue()
  *	Runs under the victim's siglock with interrupts off, maybe in hard-IRQ
- *	context (an itimer's SIGALRM).  It checks the memcg's effective flag,
- *	takes a task reference and queues the work embedded in signal_struct:
- *	no allocation, no sleeping lock.  In task context it also pins the mm
- *	with a trylock of the task lock; where it cannot, see below.
+ *	context (an itimer's SIGALRM).  It checks the memcg's effective flag
+ *	inline (reap_on_kill_covered()), takes a task reference and queues
+ *	the work embedded in signal_struct: no allocation, no sleeping lock.
+ *	In task context it also pins the mm with a trylock of the task lock;
+ *	where it cannot, see below.
  *
  * exit_mm() -> reap_on_kill_exit_mm()
  *	A victim that runs its exit path before the worker did pins the mm on
@@ -36,7 +37,8 @@
  *	Leaves the mm alone if any other process uses it (a CLONE_VM partner,
  *	a vfork parent or child): that process may live on, or have robust
  *	futex lists of its own in the memory.  Otherwise it unmaps private
- *	memory VMA by VMA under mmap_lock taken for read.  The lock is only
+ *	memory under mmap_lock taken for read, from the top down, a large
+ *	address space in ranges shared with helpers, see reap_unmap().  The lock is only
  *	ever trylocked: while a writer holds it (often the victim itself,
  *	throttled inside mmap() or munmap()), the work is queued again after
  *	a short delay instead of waiting, see reap_retry().  Remote
@@ -50,7 +52,8 @@
  * change how the OOM killer sees it (see reap_mm_locked()), adds no
  * signal semantics and no syscall, and costs kill() a patched-out branch
  * while no cgroup uses it; while one does, tasks outside covered cgroups
- * pay a look-up of their memory cgroup per fatal signal.
+ * pay an inline look-up of their memory cgroup's flag per fatal signal,
+ * see reap_on_kill_covered().
  */
 
 #include <linux/cgroup.h>
@@ -60,6 +63,7 @@
 #include <linux/log2.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/oom.h>
 #include <linux/pagewalk.h>
 #include <linux/reap_on_kill.h>
@@ -67,9 +71,12 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/smp.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
+
+#include <asm/tlb.h>
 
 #include "internal.h"
 
@@ -87,6 +94,29 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
 #define REAP_RETRY_MAX_MS	64
 /* ... and how long it keeps trying, see reap_retry(). */
 #define REAP_RETRY_TIMEOUT_MS	30000
+
+/*
+ * Address space a worker claims at a time when several share a reap, and
+ * the alignment of what it claims, see reap_claim(): a multiple of the PMD
+ * size, so that no huge PMD is split.
+ */
+#define REAP_CHUNK_SIZE		max_t(unsigned long, SZ_16M, PMD_SIZE)
+
+/* Helpers one reap may enlist; each worker must have this much to unmap. */
+#define REAP_HELPERS_MAX	7
+#define REAP_HELPER_MIN_PAGES	(SZ_32M >> PAGE_SHIFT)
+
+/*
+ * Workers that may unmap one address space at once, helpers included; 0,
+ * the default, means one per online CPU.  See reap_nr_helpers().
+ */
+static unsigned int reap_workers;
+module_param_named(workers, reap_workers, uint, 0644);
+MODULE_PARM_DESC(workers,
+		 "Workers that unmap one killed process at once, at most 8 (0: one per online CPU)");
+
+/* Reaps between the start and the end of their unmapping. */
+static atomic_t reaps_unmapping = ATOMIC_INIT(0);
 
 /* Distinct VMAs the robust futex lists may keep alive, see below. */
 #define REAP_KEEP_MAX		16
@@ -175,27 +205,13 @@ static bool reap_pin_mm_now(struct reap_on_kill *rok, struct task_struct *p)
 	return !!READ_ONCE(rok->mm);
 }
 
-static bool task_reap_on_kill(struct task_struct *p, u64 *memcg_id)
-{
-	struct mem_cgroup *memcg;
-	bool covered;
-
-	rcu_read_lock();
-	memcg = mem_cgroup_from_task(p);
-	covered = memcg && READ_ONCE(memcg->reap_on_kill_effective);
-	if (covered)
-		*memcg_id = cgroup_id(memcg->css.cgroup);
-	rcu_read_unlock();
-	return covered;
-}
-
 static void reap_on_kill_work(struct work_struct *work);
 
-void __reap_on_kill_queue(struct task_struct *p)
+void __reap_on_kill_queue(struct task_struct *p,
+			  struct cgroup_subsys_state *css)
 {
 	struct signal_struct *sig = p->signal;
 	struct reap_on_kill *rok = &sig->reap_on_kill;
-	u64 memcg_id;
 	bool pinned;
 
 	lockdep_assert_held(&p->sighand->siglock);
@@ -203,19 +219,17 @@ void __reap_on_kill_queue(struct task_struct *p)
 	/* SIGKILL interrupting a core dump: the dumper still reads the mm. */
 	if (sig->core_state || (p->flags & PF_KTHREAD))
 		return;
-	if (!task_reap_on_kill(p, &memcg_id))
-		return;
 	if (test_and_set_bit(REAP_ON_KILL_QUEUED, &rok->flags))
 		return;
 
 	get_task_struct(p);
 	rok->task = p;
-	rok->memcg_id = memcg_id;
+	rok->memcg_id = cgroup_id(css->cgroup);
 	rok->queued_ns = local_clock();
 	pinned = reap_pin_mm_now(rok, p);
 	INIT_DELAYED_WORK(&rok->dwork, reap_on_kill_work);
 	queue_delayed_work(reap_on_kill_wq, &rok->dwork, 0);
-	trace_reap_on_kill_queue(p, memcg_id, pinned);
+	trace_reap_on_kill_queue(p, rok->memcg_id, pinned);
 }
 
 /*
@@ -617,15 +631,230 @@ static bool reap_vma_kept(const struct reap_keep *keep,
 }
 
 /*
- * Unmap the private memory of one VMA, as __oom_reap_task_mm() does.
- *
- * Return: 0, or -EBUSY if an MMU notifier would have blocked.
+ * The kill path and the worker read local_clock(): the kill path runs under
+ * siglock with interrupts off, maybe in hard-IRQ context, where
+ * local_clock() costs a per-CPU sched_clock() read while ktime_get_ns()
+ * reads the clocksource (HPET: microseconds) in the timekeeping seqcount
+ * loop.  Read on two CPUs (an unbound worker may also move between two
+ * attempts), it can go backwards by as much as the CPUs' clocks differ
+ * (local_clock() keeps that to about a tick where sched_clock() is not
+ * stable): report 0 then, not a huge u64.  The trace buffer's default
+ * clock, "local", is sched_clock(), which local_clock() is wherever the
+ * TSC is stable, so the events' own timestamps compare with these.
  */
-static int reap_vma(struct vm_area_struct *vma)
+static u64 reap_ns_between(u64 from, u64 to)
+{
+	return to > from ? to - from : 0;
+}
+
+/* Does the reap unmap @vma, given what the robust lists keep? */
+static bool reap_vma_wanted(struct vm_area_struct *vma,
+			    const struct reap_keep *keep)
 {
 	if (!reap_vma_reaped(vma) || !reap_vma_worth_it(vma))
+		return false;
+	return !keep || !reap_vma_kept(keep, vma);
+}
+
+/**
+ * struct reap_split - one address space, unmapped by several workers
+ * @mm: the victim's address space
+ * @keep: VMAs the reap leaves for robust futexes, or NULL
+ * @cursor: what is left to claim lies below it, see reap_claim()
+ * @busy: an MMU notifier would have blocked somewhere
+ *
+ * Lives on the stack of the worker that runs the reap, which holds
+ * mmap_lock for reading from before it sets this up until every helper it
+ * queued has finished or been cancelled.
+ */
+struct reap_split {
+	struct mm_struct *mm;
+	const struct reap_keep *keep;
+	unsigned long cursor;
+	bool busy;
+};
+
+struct reap_helper {
+	struct work_struct work;
+	struct reap_split *split;
+};
+
+/* The highest VMA the reap unmaps that starts below @below, or NULL. */
+static struct vm_area_struct *reap_next_vma(const struct reap_split *split,
+					    unsigned long below)
+{
+	MA_STATE(mas, &split->mm->mm_mt, below - 1, below - 1);
+	struct vm_area_struct *vma;
+
+	if (!below)
+		return NULL;
+	mas_for_each_rev(&mas, vma, 0) {
+		if (reap_vma_wanted(vma, split->keep))
+			return vma;
+	}
+	return NULL;
+}
+
+/*
+ * Claim the next range to unmap, from the top of the address space down,
+ * as the OOM reaper goes: a victim running its own exit_mmap() meanwhile
+ * unmaps from the bottom up, and the two meet once instead of contending
+ * for each page table lock in turn.  In an anonymous VMA, a claim is at
+ * most REAP_CHUNK_SIZE and never crosses a multiple of it, so two workers
+ * share a page table only where a VMA ends, and no huge PMD is split
+ * (zap_vma_range_for_reaping() requires PMD-aligned ends).  A private
+ * file mapping, which may map PUD-sized DAX entries, is claimed whole.
+ * Claims move split->cursor down with a cmpxchg, so that each address is
+ * claimed once.  None once MMF_OOM_SKIP is set: by exit_mmap() when it is
+ * through unmapping, or by the OOM reaper when it is done or gave up;
+ * either way, what is left is the exit path's, as it would be if we had
+ * stopped early.
+ *
+ * Return: the VMA holding [*@start, *@end), or NULL if all is claimed.
+ */
+static struct vm_area_struct *reap_claim(struct reap_split *split,
+					 unsigned long *start,
+					 unsigned long *end)
+{
+	unsigned long cursor = READ_ONCE(split->cursor);
+	struct vm_area_struct *vma;
+	unsigned long next;
+
+	do {
+		if (mm_flags_test(MMF_OOM_SKIP, split->mm))
+			return NULL;
+		vma = reap_next_vma(split, cursor);
+		if (!vma) {
+			next = 0;
+			continue;
+		}
+		*end = min(cursor, vma->vm_end);
+		*start = vma->vm_start;
+		if (vma_is_anonymous(vma))
+			*start = max(*start, ALIGN_DOWN(*end - 1, REAP_CHUNK_SIZE));
+		next = *start;
+	} while (!try_cmpxchg(&split->cursor, &cursor, next));
+	return vma;
+}
+
+/*
+ * Unmap claimed ranges until none is left.  The caller holds mmap_lock for
+ * reading, so no VMA changes meanwhile (only mmap_lock held for writing
+ * changes the VMA tree, or a VMA's range and flags) and the VMAs we look
+ * up stay valid.  Unmapping disjoint ranges of one address space on
+ * several CPUs is what exit_mmap() and the OOM reaper (or
+ * process_mrelease()) already do at once, on the same ranges even, each
+ * under mmap_lock for reading: every page table is changed under its own
+ * lock, and each worker gathers what it unmapped in its own mmu_gather,
+ * whose TLB flush comes before it frees the pages.  Page tables are freed
+ * with mmap_lock held for writing (exit_mmap(), after all of us), or empty
+ * PTE tables under RCU and their lock (PT_RECLAIM, khugepaged), which the
+ * zap copes with as it does for the OOM reaper.  One gather for all of a
+ * worker's claims: a TLB flush per claim would be a full one each time,
+ * as other gathers on the mm are live (mm_tlb_flush_nested()).
+ */
+static void reap_split_run(struct reap_split *split)
+{
+	struct vm_area_struct *vma;
+	unsigned long start, end;
+	struct mmu_gather tlb;
+
+	tlb_gather_mmu(&tlb, split->mm);
+	while ((vma = reap_claim(split, &start, &end))) {
+		if (zap_vma_range_for_reaping(&tlb, vma, start, end))
+			WRITE_ONCE(split->busy, true);
+	}
+	tlb_finish_mmu(&tlb);
+}
+
+/*
+ * A helper takes mmap_lock for reading itself, as a reader of its own.
+ * The worker that queued it holds the lock until we are done, so no
+ * writer can have changed a VMA since that worker looked at them, and
+ * the lock cannot be taken for writing while we unmap.  The trylock fails
+ * only if a writer waits for the lock (the victim's exit_mmap(), about to
+ * free the page tables, say): then that worker unmaps the rest alone.
+ */
+static void reap_helper_work(struct work_struct *work)
+{
+	struct reap_helper *helper = container_of(work, struct reap_helper,
+						  work);
+	struct reap_split *split = helper->split;
+
+	if (!mmap_read_trylock(split->mm))
+		return;
+	reap_split_run(split);
+	mmap_read_unlock(split->mm);
+}
+
+/*
+ * How many helpers to enlist for @pages of memory to unmap: enough that
+ * the reap has reap_workers (or one per online CPU) workers, less one for
+ * each other reap that is unmapping now, so that many victims killed
+ * together are unmapped side by side, one worker each, rather than
+ * contending with each other's helpers.  Each worker, helper or not,
+ * must have REAP_HELPER_MIN_PAGES to unmap, for waking a helper to pay
+ * off.  Helpers are unbound workers: they run where the workqueue's
+ * cpumask allows, outside isolated CPUs.
+ */
+static unsigned int reap_nr_helpers(unsigned long pages)
+{
+	unsigned int workers = READ_ONCE(reap_workers) ?: num_online_cpus();
+	unsigned int others = max(atomic_read(&reaps_unmapping) - 1, 0);
+	unsigned long shares = pages / REAP_HELPER_MIN_PAGES;
+
+	/* The rescuer would only wait for helpers that cannot get a worker. */
+	if (current_is_workqueue_rescuer() || workers <= others + 1 || !shares)
 		return 0;
-	return zap_vma_for_reaping(vma);
+	return min_t(unsigned long, min(workers - others - 1, REAP_HELPERS_MAX),
+		     shares - 1);
+}
+
+/**
+ * reap_unmap - unmap the private memory of an address space
+ * @rok: the reap
+ * @mm: the victim's address space, with mmap_lock held for reading
+ * @keep: VMAs to leave for the robust futex lists, or NULL
+ * @pages: how much there is to unmap, roughly
+ *
+ * Unmaps what __oom_reap_task_mm() would, save what @keep holds and
+ * private file mappings never written (reap_vma_worth_it()), with
+ * helpers from our workqueue if there is enough to share, see
+ * reap_split_run() for why that is safe.  We wait for the helpers before
+ * we return, with mmap_lock still held: cancel_work_sync() takes back a
+ * helper that has not started (it has nothing to do by then, and none is
+ * left waiting for a worker while memory is short), and waits for one
+ * that has, whose work is bounded and never sleeps on a lock.
+ *
+ * Return: false if an MMU notifier kept part of it mapped.
+ */
+static bool reap_unmap(struct reap_on_kill *rok, struct mm_struct *mm,
+		       const struct reap_keep *keep, unsigned long pages)
+{
+	struct reap_helper helper[REAP_HELPERS_MAX];
+	struct reap_split split = {
+		.mm = mm,
+		.keep = keep,
+		.cursor = ULONG_MAX,
+	};
+	unsigned int i, nr;
+
+	atomic_inc(&reaps_unmapping);
+	nr = reap_nr_helpers(pages);
+	for (i = 0; i < nr; i++) {
+		helper[i].split = &split;
+		INIT_WORK_ONSTACK(&helper[i].work, reap_helper_work);
+		queue_work(reap_on_kill_wq, &helper[i].work);
+	}
+	trace_reap_on_kill_unmap(rok->task, rok->memcg_id, pages, nr + 1,
+				 reap_ns_between(rok->queued_ns, local_clock()));
+	reap_split_run(&split);
+	for (i = 0; i < nr; i++) {
+		cancel_work_sync(&helper[i].work);
+		destroy_work_on_stack(&helper[i].work);
+	}
+	atomic_dec(&reaps_unmapping);
+	return !READ_ONCE(split.busy);
 }
 
 /*
@@ -655,11 +884,8 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 					       struct reap_keep *keep,
 					       unsigned long *freed)
 {
-	struct vm_area_struct *vma;
 	unsigned long before;
-	bool complete = true;
-
-	MA_STATE(mas, &mm->mm_mt, ULONG_MAX, ULONG_MAX);
+	bool complete;
 
 	/*
 	 * The OOM reaper got here first, or exit_mmap() is past the point
@@ -705,18 +931,14 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	 * had just released in private memory no one else can wait on.
 	 */
 	mm_flags_set(MMF_UNSTABLE, mm);
-	before = reap_mm_private(mm);
 	/*
-	 * From the top down, as the OOM reaper does: a victim running its own
-	 * exit_mmap() meanwhile unmaps from the bottom up, and the two meet
-	 * once instead of contending for each page table lock in turn.
+	 * The victim's exit records the high-water mark of its RSS for
+	 * getrusage() and taskstats (do_exit()): from what it had, not from
+	 * what we left it.
 	 */
-	mas_for_each_rev(&mas, vma, 0) {
-		if (keep && reap_vma_kept(keep, vma))
-			continue;
-		if (reap_vma(vma))
-			complete = false;
-	}
+	update_hiwater_rss(mm);
+	before = reap_mm_private(mm);
+	complete = reap_unmap(rok, mm, keep, before);
 	*freed = before - min(before, reap_mm_private(mm));
 
 	/*
@@ -862,23 +1084,6 @@ static void reap_count_event(struct reap_on_kill *rok)
 	if (memcg)
 		memcg_memory_event(memcg, MEMCG_KILL_REAP);
 	rcu_read_unlock();
-}
-
-/*
- * The kill path and the worker read local_clock(): the kill path runs under
- * siglock with interrupts off, maybe in hard-IRQ context, where
- * local_clock() costs a per-CPU sched_clock() read while ktime_get_ns()
- * reads the clocksource (HPET: microseconds) in the timekeeping seqcount
- * loop.  Read on two CPUs (an unbound worker may also move between two
- * attempts), it can go backwards by as much as the CPUs' clocks differ
- * (local_clock() keeps that to about a tick where sched_clock() is not
- * stable): report 0 then, not a huge u64.  The trace buffer's default
- * clock, "local", is sched_clock(), which local_clock() is wherever the
- * TSC is stable, so the events' own timestamps compare with these.
- */
-static u64 reap_ns_between(u64 from, u64 to)
-{
-	return to > from ? to - from : 0;
 }
 
 /**
@@ -1048,10 +1253,12 @@ static int __init reap_on_kill_init(void)
 	/*
 	 * Unbound and high priority: not limited by the victim's cpu.max,
 	 * cpuset or nice level, and one worker per victim so that many
-	 * victims are reaped in parallel.  WQ_MEM_RECLAIM provides a rescuer,
-	 * as memory is short when we are needed most; the rescuer runs items
-	 * one by one, and none of them sleeps for a lock or faults memory in:
-	 * whatever the victim holds is waited for by queueing the work again.
+	 * victims are reaped in parallel, with helpers for a large one.
+	 * WQ_MEM_RECLAIM provides a rescuer, as memory is short when we are
+	 * needed most; the rescuer runs items one by one, and none of them
+	 * sleeps for a lock or faults memory in: whatever the victim holds is
+	 * waited for by queueing the work again, and a reap waits only for
+	 * helpers already running (reap_unmap()).
 	 */
 	reap_on_kill_wq = alloc_workqueue("reap_on_kill",
 					  WQ_UNBOUND | WQ_HIGHPRI |

@@ -13,17 +13,27 @@
 #                   processes alive, own and shared address spaces; and
 #                   systemd-oomd's scenario (OOMD_ROUNDS rounds, 3), table
 #                   and chart (the demo runs one round)
+#                   and the curves of "bench.sh curves" on both bases
 #   bench.sh oomd   only systemd-oomd's scenario, OOMD_ROUNDS rounds, with
 #                   its table and chart (build/bench/oomd*; the other
 #                   results there are kept)
+#   bench.sh curves the reap's own figures on base $KBASE (make
+#                   bench-curves): one victim of 256 MiB, 1 GiB and 4 GiB
+#                   at cpu.max 1% against the number of workers that
+#                   unmap it, beside the same victim freeing itself
+#                   unthrottled; 1 to 64 victims through one cgroup.kill;
+#                   the latency to the first pages and where the reap's
+#                   time goes (tracepoints, and perf's profile of a
+#                   reap), next to process_mrelease (CURVE_REPS runs per
+#                   figure, 5)
 # Each prints what it measured (checkout, kernel build, guest) with the
 # figures, so that a quoted table says where it comes from.
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-demo}
 case $mode in
-demo | full | oomd) ;;
-*) die "usage: bench.sh demo|full|oomd" ;;
+demo | full | oomd | curves) ;;
+*) die "usage: bench.sh demo|full|oomd|curves" ;;
 esac
 out=$BUILD/bench
 stock_kernel=$STOCK_OBJ/arch/x86/boot/bzImage
@@ -31,6 +41,8 @@ stock_kernel=$STOCK_OBJ/arch/x86/boot/bzImage
 "$TOP/scripts/deps.sh"
 if [ "$mode" = oomd ]; then
 	rm -f "$out"/oomd* "$out/console.log"
+elif [ "$mode" = curves ]; then
+	rm -f "$out"/curve-* "$out/console.log"
 else
 	rm -rf "$out"
 fi
@@ -119,6 +131,75 @@ oomd_rounds() {
 	step "systemd-oomd under memory pressure, without and with MemoryReapOnKill= (${OOMD_ROUNDS:-3} rounds)"
 	oomd_scenario "${OOMD_ROUNDS:-3}"
 	"$TOP/scripts/plot-oomd.sh" "$out/oomd.csv" "$out/oomd.png"
+}
+
+# The reap's own figures on base $1 (see the head of this file), into
+# $out/curve-{sizes,victims}-BASE.{txt,csv} and curve-summary-BASE.txt.
+# The 4 GiB victim needs a guest of 6 GiB.
+curves() {
+	local b=$1 k reps=${CURVE_REPS:-5}
+	k=$(kernel_of "$b")
+	step "$b: one victim at cpu.max 1% against the workers that unmap it, and the same victim unthrottled"
+	GUEST_MEM=6G guest_bench "$b" "$k" "curve-sizes-$b.txt" \
+		-s 256 -s 1024 -s 4096 -n 1 -c none,cpumax1 -m plain,mrelease,reap \
+		-w 1,2,4,0 -T -r "$reps" -t 20 --csv "/job/out/curve-sizes-$b.csv"
+	step "$b: 1 to 64 victims of 32 MiB at cpu.max 1%, one cgroup.kill"
+	guest_bench "$b" "$k" "curve-victims-$b.txt" \
+		-e 32 -n 1 -n 4 -n 16 -n 64 -c cpumax1 -m mrelease,reap -T \
+		-r "$reps" -t 30 --csv "/job/out/curve-victims-$b.csv"
+	step "$b: where a reap's time goes, function by function (perf in the guest, one worker)"
+	"$TOP/scripts/deps.sh" bench
+	GUEST_OUT=$out "$TOP/scripts/guest-run.sh" --kernel "$k" --timeout 600 -- \
+		bash -c "bash $TOP/guest/profile-reap.sh 1 1024 | tee /job/out/curve-profile-$b.txt"
+	curve_summary "$out/curve-sizes-$b.csv" "$out/curve-victims-$b.csv" |
+		tee "$out/curve-summary-$b.txt"
+	"$TOP/scripts/plot-curves.sh" "$out/curve-sizes-$b.csv" "$out/curve-victims-$b.csv" \
+		"$out/curve-$b.png"
+}
+
+# The targets of the curves, as ratios from one run's CSVs (sizes, victims).
+curve_summary() {
+	awk -F, '
+	FNR == 1 { file++; next }
+	file == 1 && $1 == "unthrottled" && $5 == "plain" { self[$3] = $6 }
+	file == 1 && $1 == "cpu.max 1%" && $5 == "mrelease" { mrel[$3] = $6; mrelmax[$3] = $8 }
+	file == 1 && $1 == "cpu.max 1%" && $5 == "reap_on_kill" {
+		reap[$3, $15] = $6; reapmax[$3, $15] = $8; first[$3, $15] = $16
+		wake[$3, $15] = $17; prep[$3, $15] = $18; unmap[$3, $15] = $19
+		if (!($3 in seen)) { seen[$3] = 1; sizes[++ns] = $3 }
+		if (!($15 in wseen)) { wseen[$15] = 1; ws[++nw] = $15 }
+	}
+	file == 2 && $5 == "reap_on_kill" { vr[$4] = $6; vrmax[$4] = $8; vn[++nv] = $4 }
+	file == 2 && $5 == "mrelease" { vm[$4] = $6 }
+	END {
+		print "one victim at cpu.max 1%: median ms to 90% back, and its ratio to the same victim unthrottled freeing itself (plain kill)"
+		printf "%6s %12s %14s", "MiB", "unthrottled", "mrelease"
+		for (j = 1; j <= nw; j++) printf " %20s", "reap w=" ws[j] (ws[j] == 0 ? " (dflt)" : "")
+		print ""
+		for (i = 1; i <= ns; i++) {
+			z = sizes[i]
+			printf "%6s %12s %7s %5.2fx", z, self[z], mrel[z], self[z] ? mrel[z] / self[z] : 0
+			for (j = 1; j <= nw; j++) {
+				w = ws[j]
+				printf " %12s %6.2fx", reap[z, w], self[z] ? reap[z, w] / self[z] : 0
+			}
+			print ""
+		}
+		print "the same, worst of the runs: mrelease against reap (default workers)"
+		for (i = 1; i <= ns; i++)
+			printf "%6s MiB: mrelease max %s ms, reap max %s ms\n", sizes[i], mrelmax[sizes[i]], reapmax[sizes[i], 0]
+		print "where the reap (default workers) spends its time, median ms: queue->start, start->unmap, unmapping; first 1% back (memory.current)"
+		for (i = 1; i <= ns; i++) {
+			z = sizes[i]
+			printf "%6s MiB: %s, %s, %s; first 1%% back %s\n", z, wake[z, 0], prep[z, 0], unmap[z, 0], first[z, 0]
+		}
+		if (!nv) exit
+		print "victims of 32 MiB through one cgroup.kill at cpu.max 1%: median ms, and against one victim x ceil(N / 2 CPUs)"
+		for (i = 1; i <= nv; i++) {
+			n = vn[i]; ideal = vr[1] * int((n + 1) / 2)
+			printf "N=%-3s reap %8s (max %s) mrelease %8s  reap / (N=1 x %d) = %.2f\n", n, vr[n], vrmax[n], vm[n], int((n + 1) / 2), ideal ? vr[n] / ideal : 0
+		}
+	}' "$@"
 }
 
 # What the table means for one kernel, from its CSV: the unthrottled plain
@@ -229,7 +310,7 @@ full)
 		step "full matrix on the patched $b kernel (long under emulation)"
 		# shellcheck disable=SC2086 # BENCH_ARGS is a list of options
 		guest_bench "$b" "$(kernel_of "$b")" "reap_bench-$b.txt" \
-			${BENCH_ARGS:--s 256 -n 1 -n 16 -r "${REPS:-3}" -t 30} --csv "/job/out/reap_bench-$b.csv"
+			${BENCH_ARGS:--s 256 -n 1 -n 16 -r "${REPS:-3}" -t 30 -T} --csv "/job/out/reap_bench-$b.csv"
 	done
 	# Two boots of each, alternating, so that boot-to-boot variation shows.
 	step "cost of the kill hook: patched kernel (key on and off) and stock $KBASE, same config, twice"
@@ -272,8 +353,20 @@ full)
 	for b in $KBASES; do
 		"$TOP/scripts/plot-bench.sh" "$out/reap_bench-$b.csv" "$out/reap_bench-$b.png"
 	done
+	timeout=5400
+	for b in $KBASES; do
+		provenance "$BUILD/obj/linux-$b"
+		curves "$b"
+	done
 	oomd_rounds
 	say "CSVs, charts and the side-by-side table: ${out#"$TOP"/}/"
+	;;
+curves)
+	build "$KBASE"
+	provenance "$OBJ"
+	timeout=5400
+	curves "$KBASE"
+	say "tables and chart: ${out#"$TOP"/}/curve-*"
 	;;
 oomd)
 	KBASE=mainline "$TOP/scripts/build-kernel.sh"

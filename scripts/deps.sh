@@ -6,6 +6,7 @@
 #   deps.sh systemd    also what building systemd and the libcgroup tests need
 #   deps.sh deb        also what the kernel's bindeb-pkg target needs
 #   deps.sh distro     also debootstrap and e2fsprogs, for scripts/distro-check.sh
+#   deps.sh bench      also perf, for the reap's profile (bench.sh curves)
 #   deps.sh fresh      only debootstrap, for scripts/fresh-check.sh (which
 #                      installs the rest inside its own Debian root)
 #
@@ -83,6 +84,13 @@ if [ "${1:-}" = distro ]; then
 	NEEDS="$NEEDS
 debootstrap:debootstrap
 mkfs.ext4:e2fsprogs
+"
+fi
+
+# scripts/bench.sh curves: the profile of a reap, with perf in the guest
+if [ "${1:-}" = bench ]; then
+	NEEDS="$NEEDS
+perf:linux-perf
 "
 fi
 

@@ -16,6 +16,7 @@
 #   125  the kernel reported a problem (panic, Oops, BUG, WARNING, ...) on
 #        the console, in the kernel log at the end, or in a test binary's
 #        kernel log (/job/out/*.dmesg, from guest/run-tests.sh)
+# The guest has 2 vCPUs and $GUEST_MEM of memory (QEMU's -m, default 3G).
 . "$(dirname "$0")/lib.sh"
 
 kernel=$OBJ/arch/x86/boot/bzImage
@@ -101,7 +102,7 @@ qemu_argv() {
 	[ "$accel" = kvm ] && cpu=host clock=
 	# shellcheck disable=SC2054 # commas inside QEMU option values
 	QEMU=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu"
-		-smp 2 -m 3G -no-reboot -nodefaults
+		-smp 2 -m "${GUEST_MEM:-3G}" -no-reboot -nodefaults
 		-kernel "$kernel" -initrd "$guest/initramfs.cpio.gz"
 		-append "console=ttyS0 quiet loglevel=5 log_buf_len=8M panic=-1 reap.mode=$mode reap.repo=$TOP$clock$append"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap

@@ -8,6 +8,7 @@
 #define _LINUX_REAP_ON_KILL_H
 
 #include <linux/jump_label.h>
+#include <linux/memcontrol.h>
 #include <linux/sched/signal.h>
 #include <linux/reap_on_kill_types.h>
 
@@ -51,8 +52,34 @@ enum reap_on_kill_result {
 
 DECLARE_STATIC_KEY_FALSE(reap_on_kill_key);
 
-void __reap_on_kill_queue(struct task_struct *p);
+void __reap_on_kill_queue(struct task_struct *p,
+			  struct cgroup_subsys_state *css);
 void __reap_on_kill_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm);
+
+/**
+ * reap_on_kill_covered - does @p's memory cgroup have memory.reap_on_kill?
+ * @p: a task whose siglock the caller holds
+ *
+ * Inline, as complete_signal() asks it for every fatal signal while any
+ * cgroup has the file set: a task outside covered cgroups pays three
+ * dependent loads and a test, not a call.  No rcu_read_lock() is needed:
+ * siglock keeps us in an RCU read-side critical section (interrupts off,
+ * or rcu_read_lock() inside PREEMPT_RT's spinlocks), so the memcg, which
+ * is freed after a grace period once @p moved away, stays valid.
+ *
+ * Return: @p's memory cgroup's css if it is covered, else NULL.
+ */
+static inline struct cgroup_subsys_state *
+reap_on_kill_covered(struct task_struct *p)
+{
+	struct cgroup_subsys_state *css;
+
+	css = task_css_check(p, memory_cgrp_id,
+			     lockdep_is_held(&p->sighand->siglock));
+	if (css && READ_ONCE(mem_cgroup_from_css(css)->reap_on_kill_effective))
+		return css;
+	return NULL;
+}
 
 /**
  * reap_on_kill_queue - reap a killed process if its memory cgroup asks for it
@@ -61,7 +88,8 @@ void __reap_on_kill_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm);
  * Called by complete_signal() right after it made a signal fatal to @p's
  * whole thread group (SIGNAL_GROUP_EXIT), with @p's siglock held and
  * interrupts off, possibly in hard-IRQ context.  Costs a patched-out
- * branch while no memory cgroup has memory.reap_on_kill set.
+ * branch while no memory cgroup has memory.reap_on_kill set, and
+ * reap_on_kill_covered() while one has.
  *
  * Never called for a fatal signal that complete_signal() leaves queued
  * for a thread to dequeue later (get_signal() then exits the group), for
@@ -71,8 +99,13 @@ void __reap_on_kill_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm);
  */
 static inline void reap_on_kill_queue(struct task_struct *p)
 {
-	if (static_branch_unlikely(&reap_on_kill_key))
-		__reap_on_kill_queue(p);
+	struct cgroup_subsys_state *css;
+
+	if (static_branch_unlikely(&reap_on_kill_key)) {
+		css = reap_on_kill_covered(p);
+		if (css)
+			__reap_on_kill_queue(p, css);
+	}
 }
 
 /**

@@ -25,6 +25,13 @@
  * (pidfd_open, the kill, process_mrelease, ...) is an error, not a time:
  * it is left out of the figure and reported with its errno.
  *
+ * Also timed: when the first 1% of it came back, the kill-to-first-pages
+ * latency.  --workers runs the reap_on_kill column once per number of
+ * workers that may unmap one victim (the reap_on_kill.workers parameter),
+ * --each gives every victim of a cgroup.kill the same size, and --trace
+ * reads the reap's tracepoints to say where its time went, see
+ * trace_breakdown().
+ *
  * --overhead times the code the series adds to the fatal-signal path for
  * a process outside any covered cgroup, see run_overhead().
  *
@@ -69,6 +76,9 @@
 #define NSEC		1000000000LL
 #define MAX_VICTIMS	64
 #define MAX_REPS	1000
+#define MAX_WORKERS	8	/* values of --workers */
+#define WORKERS_PARAM	"/sys/module/reap_on_kill/parameters/workers"
+#define TRACE_INSTANCE	TRACEFS "/instances/reap_bench"
 
 enum method { M_PLAIN, M_MRELEASE, M_REAP, NR_METHODS };
 static const char * const method_name[NR_METHODS] = {
@@ -101,6 +111,10 @@ struct opts {
 	const char *raw;
 	bool conds[NR_CONDS];
 	bool methods[NR_METHODS];
+	int workers[MAX_WORKERS];	/* -1: leave the parameter alone */
+	int nr_workers;
+	long each_mib;			/* --each */
+	bool trace;
 };
 
 static char root[PATH_MAX];
@@ -131,6 +145,13 @@ static const char help_text[] =
 	"                      the median ratio is narrower than --ci percent of it\n"
 	"      --ci PCT        for --overhead (default 0.5)\n"
 	"      --raw FILE      for --overhead: every sample to FILE\n"
+	"  -w, --workers L     comma list of workers that may unmap one victim\n"
+	"                      (reap_on_kill.workers; 0: the kernel's default):\n"
+	"                      one reap_on_kill column each\n"
+	"  -e, --each MIB      only the cgroup.kill rows (cpu.max 1%), every\n"
+	"                      victim of MIB, N = 1 included\n"
+	"  -T, --trace         where a reap's time goes, from its tracepoints:\n"
+	"                      worker wake-up, the wait before it unmaps, unmapping\n"
 	"  -t, --timeout S     a run waits at most S seconds for the memory\n"
 	"                      (default 120); longer shows as >S\n"
 	"      --csv FILE      also write every figure to FILE\n"
@@ -196,6 +217,11 @@ out:
 /* One run: a time, or the first call that failed. */
 struct run {
 	long long ns;		/* kill-to-free time, -1 if the run failed */
+	long long first_ns;	/* until 1% came back, -1 if it did not */
+	long long wake_ns;	/* the reap's tracepoints, see trace_breakdown() */
+	long long prep_ns;
+	long long unmap_ns;
+	bool traced;
 	bool timed_out;		/* ns is the --timeout: a lower bound */
 	const char *call;	/* the call that failed */
 	int err;		/* its errno (0: no errno, see call) */
@@ -535,21 +561,113 @@ static void condition_end(void)
 /* --timeout: how long a run waits for the memory, in seconds. */
 static long timeout_s = 120;
 
-/* ns until the victims' cgroup gave back 90% of its anon memory, or -1. */
+/*
+ * ns until the victims' cgroup gave back 90% of its anon memory, or -1;
+ * *@first: until it gave back 1%, or -1.
+ */
 static long long wait_freed(const char *cg, long current0, long anon,
-			    long long t0)
+			    long long t0, long long *first)
 {
 	long target = current0 - anon / 10 * 9;
+	long start = current0 - anon / 100;
 	long long deadline = t0 + timeout_s * NSEC;
 
+	*first = -1;
 	while (now_ns() < deadline) {
 		long cur = cg_read_long(cg, "memory.current");
 
+		if (cur >= 0 && cur <= start && *first < 0)
+			*first = now_ns() - t0;
 		if (cur >= 0 && cur <= target)
 			return now_ns() - t0;
 		usleep(200);
 	}
 	return -1;
+}
+
+/* --- the reap's tracepoints --------------------------------------------- */
+
+static bool tracing;
+
+/* The number after "@key=" in @line, or -1. */
+static long long trace_value(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+/*
+ * Where the reaps of one run spent their time, from the instance's events
+ * (see the kernel's include/trace/events/reap_on_kill.h), averaged over
+ * the run's victims: wake is queue to start (the kill queued the work, a
+ * worker picked it up), prep is start to unmap (the fence, the robust
+ * lists, the check for other users of the mm, waits for mmap_lock), unmap
+ * is unmapping to the end.  Queue to unmap (wake + prep) is the
+ * kill-to-first-page latency in the kernel; pages are freed from there on
+ * as each worker's mmu_gather fills.  The finish events may come after
+ * the 90% point: they are waited for, up to a second.  Return: victims
+ * whose three events were found.
+ */
+static int trace_breakdown(struct run *r, int victims)
+{
+	long long deadline = now_ns() + NSEC, start, unmap, dur;
+	struct trace_pid { long long pid, start, unmap; } ev[MAX_VICTIMS];
+	long long sum[3] = { };
+	char path[PATH_MAX], line[512];
+	int found = 0, finished, n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", TRACE_INSTANCE);
+	do {
+		finished = 0;
+		f = fopen(path, "r");
+		if (!f)
+			return 0;
+		while (fgets(line, sizeof(line), f))
+			finished += !!strstr(line, "reap_on_kill_finish:");
+		fclose(f);
+	} while (finished < victims && now_ns() < deadline && (sleep_ms(10), 1));
+
+	/* Each pid's events come in order: start, unmap, finish. */
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		long long pid = trace_value(line, " pid=");
+		int i;
+
+		for (i = 0; i < n && ev[i].pid != pid; i++)
+			;
+		if (i == n) {
+			if (n == MAX_VICTIMS)
+				continue;
+			ev[n++] = (struct trace_pid){ pid, -1, -1 };
+		}
+		if (strstr(line, "reap_on_kill_start:")) {
+			ev[i].start = trace_value(line, " delay_ns=");
+		} else if (strstr(line, "reap_on_kill_unmap:")) {
+			ev[i].unmap = trace_value(line, " delay_ns=");
+		} else if (strstr(line, "reap_on_kill_finish:")) {
+			start = ev[i].start;
+			unmap = ev[i].unmap;
+			dur = trace_value(line, " duration_ns=");
+			if (start >= 0 && unmap >= start && dur >= unmap - start) {
+				sum[0] += start;
+				sum[1] += unmap - start;
+				sum[2] += dur - (unmap - start);
+				found++;
+			}
+		}
+	}
+	fclose(f);
+	if (found) {
+		r->wake_ns = sum[0] / found;
+		r->prep_ns = sum[1] / found;
+		r->unmap_ns = sum[2] / found;
+		r->traced = true;
+	}
+	return found;
 }
 
 /* The kill, as a killer would send it, and for mrelease the reap. */
@@ -588,10 +706,10 @@ static struct run measure(enum method m, enum condition c, size_t total,
 {
 	char *cg = bench_cg("victims");
 	struct victim_set v = { };
-	struct run r = { .ns = -1 };
+	struct run r = { .ns = -1, .first_ns = -1 };
 	int nice_level, file_fd = -1, ret;
 	long current0;
-	long long t0, t;
+	long long t0, t, first;
 
 	ret = cg_write(cg, "memory.reap_on_kill", m == M_REAP ? "1" : "0");
 	if (ret && (m == M_REAP || have_reap))
@@ -616,10 +734,12 @@ static struct run measure(enum method m, enum condition c, size_t total,
 	 */
 	usleep(200000);
 	current0 = cg_read_long(cg, "memory.current");
+	if (tracing && m == M_REAP && tracefs_clear(TRACE_INSTANCE))
+		run_fail(&r, "clearing the trace buffer", errno);
 
 	t0 = now_ns();
 	kill_victims(m, cg, &v, &r);
-	t = wait_freed(cg, current0, v.anon, t0);
+	t = wait_freed(cg, current0, v.anon, t0, &first);
 	/*
 	 * A victim that did not give its memory back within the timeout is
 	 * a figure too, a lower bound: the slowest conditions are the point.
@@ -628,8 +748,12 @@ static struct run measure(enum method m, enum condition c, size_t total,
 		t = timeout_s * NSEC;
 		r.timed_out = true;
 	}
-	if (!r.call)
+	if (!r.call) {
 		r.ns = t;
+		r.first_ns = first;
+	}
+	if (tracing && m == M_REAP && !r.call)
+		trace_breakdown(&r, v.n);
 	*freed = v.anon / 10 * 9;
 out:
 	condition_end();
@@ -658,7 +782,19 @@ struct figure {
 	int calls, failed;		/* process_mrelease() calls */
 	int timeouts;			/* runs that reached --timeout */
 	int note;			/* its number under the table, or 0 */
+	int workers;			/* reap_on_kill.workers, -1: not set */
+	/* medians over the runs that have them, ns, or -1 */
+	long long first, wake, prep, unmap;
 };
+
+/* The median of @v[0 .. @n), sorted in place; -1 if @n is 0. */
+static long long median_ll(long long *v, int n)
+{
+	if (!n)
+		return -1;
+	qsort(v, n, sizeof(v[0]), cmp_ll);
+	return v[n / 2];
+}
 
 /* Whether the median is a timeout, so only a lower bound. */
 static bool median_timed_out(const struct figure *f)
@@ -672,7 +808,9 @@ static struct figure run_figure(enum method m, enum condition c,
 				size_t total, int n, bool file, int reps)
 {
 	struct figure f = { .min = -1, .median = -1, .max = -1 };
-	long long t[MAX_REPS];
+	static long long t[MAX_REPS], first[MAX_REPS], wake[MAX_REPS],
+		prep[MAX_REPS], unmap[MAX_REPS];
+	int nfirst = 0, ntraced = 0;
 	long freed = 0;
 	int i;
 
@@ -696,7 +834,18 @@ static struct figure run_figure(enum method m, enum condition c,
 		}
 		t[f.ok++] = r.ns;
 		f.timeouts += r.timed_out;
+		if (r.first_ns >= 0)
+			first[nfirst++] = r.first_ns;
+		if (r.traced) {
+			wake[ntraced] = r.wake_ns;
+			prep[ntraced] = r.prep_ns;
+			unmap[ntraced++] = r.unmap_ns;
+		}
 	}
+	f.first = median_ll(first, nfirst);
+	f.wake = median_ll(wake, ntraced);
+	f.prep = median_ll(prep, ntraced);
+	f.unmap = median_ll(unmap, ntraced);
 	if (!f.ok)
 		return f;
 	qsort(t, f.ok, sizeof(t[0]), cmp_ll);
@@ -775,6 +924,15 @@ static void print_line(char *line)
 	fflush(stdout);
 }
 
+/* A column of ms, empty for no figure. */
+static void print_csv_ms(long long ns)
+{
+	if (ns >= 0)
+		fprintf(csv, ",%.3f", ns / 1e6);
+	else
+		fputc(',', csv);
+}
+
 static void print_csv(const char *cond, bool file, long size_mib, int n,
 		      enum method m, const struct figure *f)
 {
@@ -790,36 +948,76 @@ static void print_csv(const char *cond, bool file, long size_mib, int n,
 			f->min / 1e6, f->max / 1e6, f->mib_s);
 	else
 		fprintf(csv, "err,,,");
-	fprintf(csv, ",%d,%d,%s,%d,%d\n", f->runs, f->runs - f->ok, what,
-		f->timeouts, median_timed_out(f));
+	fprintf(csv, ",%d,%d,%s,%d,%d,%d", f->runs, f->runs - f->ok, what,
+		f->timeouts, median_timed_out(f), f->workers);
+	print_csv_ms(f->first);
+	print_csv_ms(f->wake);
+	print_csv_ms(f->prep);
+	print_csv_ms(f->unmap);
+	fputc('\n', csv);
 }
 
+/* The figures of one row, in the table's column order. */
+struct row {
+	struct figure f[NR_METHODS + MAX_WORKERS];
+	enum method m[NR_METHODS + MAX_WORKERS];
+	int nr;
+};
+
 static void print_row(const char *cond, long size_mib, int n, bool file,
-		      struct figure *f, const struct opts *o)
+		      struct row *row)
 {
-	char label[64], line[256];
-	int m;
+	char label[64], line[512];
+	int i;
 
 	snprintf(label, sizeof(label), "%s%s", cond, file ? " (file)" : "");
 	if (progress)
 		fprintf(stderr, "\r\033[K");
 	snprintf(line, sizeof(line), "%-24s %5ld %3d", label, size_mib, n);
-	for (m = 0; m < NR_METHODS; m++) {
-		if (!o->methods[m])
-			continue;
-		if (f[m].call)
-			add_note(&f[m], m, label, size_mib, n);
-		format_cell(line, sizeof(line), &f[m]);
-		print_csv(cond, file, size_mib, n, m, &f[m]);
+	for (i = 0; i < row->nr; i++) {
+		if (row->f[i].call)
+			add_note(&row->f[i], row->m[i], label, size_mib, n);
+		format_cell(line, sizeof(line), &row->f[i]);
+		print_csv(cond, file, size_mib, n, row->m[i], &row->f[i]);
 	}
 	print_line(line);
 }
 
+/*
+ * Under the table with --trace or a 1% column: the reap's own figures,
+ * one line per reap_on_kill column, median ms.
+ */
+static void print_detail(const char *cond, long size_mib, int n,
+			 const struct row *row)
+{
+	int i;
+
+	for (i = 0; i < row->nr; i++) {
+		const struct figure *f = &row->f[i];
+
+		if (f->first < 0 && f->wake < 0)
+			continue;
+		printf("#   %s, %ld MiB x%d, %s", cond, size_mib, n,
+		       method_name[row->m[i]]);
+		if (f->workers >= 0)
+			printf(" (workers=%d)", f->workers);
+		if (f->first >= 0)
+			printf(": first 1%% back after %.2f ms", f->first / 1e6);
+		if (f->wake >= 0) {
+			printf("; queue->start %.3f, start->unmap %.3f", f->wake / 1e6,
+			       f->prep / 1e6);
+			printf(" (kill to first unmap %.3f), unmapping %.1f ms",
+			       (f->wake + f->prep) / 1e6, f->unmap / 1e6);
+		}
+		printf("\n");
+	}
+}
+
 static void print_header(const struct opts *o)
 {
-	char line[256];
+	char line[512], name[32];
 	size_t used;
-	int m;
+	int m, w;
 
 	printf("# kill-to-free time, ms: from the kill until the victims' cgroup had given\n"
 	       "# back 90%% of the anonymous memory it held (memory.current read every 200us\n"
@@ -835,31 +1033,67 @@ static void print_header(const struct opts *o)
 	if (o->methods[M_REAP])
 		printf("#   reap_on_kill  %s\n",
 		       "the same kill, memory.reap_on_kill=1 on the victims' cgroup");
+	if (o->methods[M_REAP] && o->workers[0] >= 0)
+		printf("#   reap w=W      %s\n",
+		       "the same, with reap_on_kill.workers=W (0: the default)");
 	printf("# A run in which a call failed is an error, left out of the figure: [n]\n"
 	       "# refers to a note under the table, err means every run failed.  A run\n"
 	       "# still waiting after --timeout (%ld s) counts as that long: >ms.\n",
 	       timeout_s);
 	snprintf(line, sizeof(line), "%-24s %5s %3s", "victim condition", "MiB", "N");
 	for (m = 0; m < NR_METHODS; m++) {
-		used = strlen(line);
-		if (o->methods[m])
-			snprintf(line + used, sizeof(line) - used, " %-23s",
-				 method_name[m]);
+		if (!o->methods[m])
+			continue;
+		for (w = 0; w < (m == M_REAP ? o->nr_workers : 1); w++) {
+			if (m == M_REAP && o->workers[w] >= 0)
+				snprintf(name, sizeof(name), "reap w=%d", o->workers[w]);
+			else
+				snprintf(name, sizeof(name), "%s", method_name[m]);
+			used = strlen(line);
+			snprintf(line + used, sizeof(line) - used, " %-23s", name);
+		}
 	}
 	print_line(line);
+}
+
+/* Set reap_on_kill.workers, unless @workers is -1. */
+static int set_workers(int workers)
+{
+	char val[16];
+	int len;
+
+	if (workers < 0)
+		return 0;
+	len = snprintf(val, sizeof(val), "%d", workers);
+	return write_text(WORKERS_PARAM, val, len) < 0 ? -1 : 0;
 }
 
 static void run_row(enum condition c, long size_mib, int n, bool file,
 		    const struct opts *o)
 {
-	struct figure f[NR_METHODS] = { };
-	int m;
+	struct row row = { };
+	struct figure *f;
+	int m, w;
 
-	for (m = 0; m < NR_METHODS; m++)
-		if (o->methods[m])
-			f[m] = run_figure(m, c, (size_t)size_mib << 20, n,
-					  file, o->reps);
-	print_row(cond_name[c], size_mib, n, file, f, o);
+	for (m = 0; m < NR_METHODS; m++) {
+		if (!o->methods[m])
+			continue;
+		for (w = 0; w < (m == M_REAP ? o->nr_workers : 1); w++) {
+			f = &row.f[row.nr];
+			row.m[row.nr++] = m;
+			if (m == M_REAP && set_workers(o->workers[w])) {
+				*f = (struct figure){ .call = "writing " WORKERS_PARAM,
+						      .err = errno, .runs = 1 };
+			} else {
+				*f = run_figure(m, c, (size_t)size_mib << 20, n,
+						file, o->reps);
+			}
+			f->workers = m == M_REAP ? o->workers[w] : -1;
+		}
+	}
+	set_workers(o->workers[0] >= 0 ? 0 : -1);
+	print_row(cond_name[c], size_mib, n, file, &row);
+	print_detail(cond_name[c], size_mib, n, &row);
 }
 
 /* --- overhead on the fatal-signal path ---------------------------------- */
@@ -1248,21 +1482,26 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "csv", required_argument, NULL, 'C' },
 		{ "raw", required_argument, NULL, 'R' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "each", required_argument, NULL, 'e' },
+		{ "trace", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	int c, i;
 	long v;
-	char *end;
+	char *end, *tok;
 
 	memset(o, 0, sizeof(*o));
+	o->workers[0] = -1;
+	o->nr_workers = 1;
 	o->reps = 5;
 	o->ci_pct = 0.5;
 	for (i = 0; i < NR_CONDS; i++)
 		o->conds[i] = true;
 	for (i = 0; i < NR_METHODS; i++)
 		o->methods[i] = true;
-	while ((c = getopt_long(argc, argv, "s:n:r:c:m:t:foh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:r:c:m:t:w:e:Tfoh", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
 		case 'n':
@@ -1283,6 +1522,34 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				o->reps = v;
 			else if (c == 't')
 				timeout_s = v;
+			break;
+		case 'w':
+			o->nr_workers = 0;
+			for (tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
+				v = strtol(tok, &end, 10);
+				if (*end || end == tok || v < 0 || v > 64 ||
+				    o->nr_workers == MAX_WORKERS) {
+					fprintf(stderr, "reap_bench: bad value '%s' for -w %s\n",
+						tok, "(0 to 64, at most 8 values)");
+					return -1;
+				}
+				o->workers[o->nr_workers++] = v;
+			}
+			if (!o->nr_workers) {
+				fprintf(stderr, "reap_bench: -w needs a value\n");
+				return -1;
+			}
+			break;
+		case 'e':
+			o->each_mib = strtol(optarg, &end, 10);
+			if (*end || o->each_mib <= 0) {
+				fprintf(stderr, "reap_bench: bad value '%s' for -e\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'T':
+			o->trace = true;
 			break;
 		case 'c':
 			if (parse_list(optarg, cond_key, NR_CONDS, o->conds))
@@ -1456,10 +1723,33 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	if (o.workers[0] >= 0 && access(WORKERS_PARAM, W_OK)) {
+		fprintf(stderr, "reap_bench: -w: %s: %s\n", WORKERS_PARAM,
+			strerror(errno));
+		ret = 2;
+		goto out;
+	}
+	if (o.trace && o.methods[M_REAP]) {
+		static const char * const events[] = { "reap_on_kill", NULL };
+
+		if (!tracefs_usable() || tracefs_begin(TRACE_INSTANCE, 1024, events)) {
+			fprintf(stderr, "reap_bench: -T: %s\n",
+				"no tracefs instance with the reap_on_kill events");
+			ret = 2;
+			goto out;
+		}
+		tracing = true;
+	}
 	if (csv)
 		fprintf(csv, "%s\n",
-			"condition,file,size_mib,victims,method,median_ms,min_ms,max_ms,mib_per_s,runs,errors,error,timeouts,median_timed_out");
+			"condition,file,size_mib,victims,method,median_ms,min_ms,max_ms,mib_per_s,runs,errors,error,timeouts,median_timed_out,workers,first_ms,wake_ms,prep_ms,unmap_ms");
 	print_header(&o);
+	if (o.each_mib) {
+		for (n = 0; n < o.nr_counts; n++)
+			run_row(o.conds[C_CPUMAX1] ? C_CPUMAX1 : C_NONE,
+				o.each_mib * o.counts[n], o.counts[n], false, &o);
+		goto done;
+	}
 	for (s = 0; s < o.nr_sizes; s++)
 		for (c = 0; c < NR_CONDS; c++)
 			if (o.conds[c])
@@ -1474,8 +1764,11 @@ int main(int argc, char **argv)
 		run_row(o.conds[C_CPUMAX1] ? C_CPUMAX1 : C_NONE,
 			o.sizes_mib[0], o.counts[n], false, &o);
 	}
+done:
 	printf("%s", notes);
 out:
+	if (tracing)
+		tracefs_end(TRACE_INSTANCE);
 	if (csv)
 		fclose(csv);
 	destroy_cgroups();

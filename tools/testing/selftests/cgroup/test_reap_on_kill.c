@@ -104,6 +104,7 @@ struct trace_event {
 /* For trace_begin(): every reap_on_kill event, and also the OOM victims. */
 #define REAP_EVENTS	"reap_on_kill/reap_on_kill_queue",	\
 			"reap_on_kill/reap_on_kill_start",	\
+			"reap_on_kill/reap_on_kill_unmap",	\
 			"reap_on_kill/reap_on_kill_finish"
 static const char * const reap_events[] = { REAP_EVENTS, NULL };
 static const char * const reap_oom_events[] = {
@@ -2138,6 +2139,174 @@ static int test_thp_victim(const char *root)
 	ret = KSFT_PASS;
 out:
 	if (cg.leaf)
+		end_starve(cg.parent, cg.leaf, hog);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		unthrottle_and_reap(cg.leaf, pid, &status);
+	}
+	trace_end();
+	pair_destroy(&cg);
+	return ret;
+}
+
+#define WORKERS_PARAM	"/sys/module/reap_on_kill/parameters/workers"
+
+/*
+ * The split victim's private mappings, in MiB: none a multiple of the
+ * 16 MiB the workers claim at a time, one smaller than a claim.
+ */
+static const size_t split_mib[] = { 100, 7, 61, 88 };
+
+static void split_victim(int fd, void *arg)
+{
+	size_t i, size;
+	char *buf;
+
+	for (i = 0; i < ARRAY_SIZE(split_mib); i++) {
+		size = MB(split_mib[i]);
+		buf = map_anon(size);
+		memset(buf, 0x5a, size);
+		/* A read-only last page keeps neighbours from merging. */
+		if (mprotect(buf + size - page_size, page_size, PROT_READ))
+			_exit(2);
+	}
+	child_ready(fd, 0);
+	spin();
+}
+
+/*
+ * A victim of 256 MiB in several mappings, reaped by two workers
+ * (reap_on_kill.workers=2), each unmapping ranges of up to 16 MiB within
+ * a mapping, from the top down.  It also maps shared memory that this
+ * test wrote and keeps.  Fails if the workers leave part of the private
+ * memory mapped (freed falls short, and the starved victim never frees
+ * it), if the reap was not split (the unmap event's workers), or if the
+ * shared memory changed.
+ */
+static int test_split_reap(const char *root)
+{
+	size_t shared_size = MB(32), total = 0, i;
+	char old[16] = "0";
+	struct trace_event unmap, fin;
+	struct pair cg = { };
+	int ret = KSFT_FAIL, status;
+	uint64_t *shared;
+	pid_t pid = -1, hog = -1;
+	long usage;
+
+	for (i = 0; i < ARRAY_SIZE(split_mib); i++)
+		total += MB(split_mib[i]);
+	if (access(WORKERS_PARAM, W_OK)) {
+		ksft_print_msg("%s: %s\n", WORKERS_PARAM, strerror(errno));
+		return KSFT_FAIL;
+	}
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	shared = mmap(NULL, shared_size, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+		return KSFT_FAIL;
+	fill_pattern(shared, shared_size);
+	if (read_text(WORKERS_PARAM, old, sizeof(old)) < 0 ||
+	    write_text(WORKERS_PARAM, "2", 1) < 0 ||
+	    pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	pid = spawn_child(cg.leaf, split_victim, NULL, NULL);
+	if (pid < 0)
+		goto out;
+	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	if (usage < 0 || !trace_wait("reap_on_kill_unmap", pid, &unmap, 10 * SECOND))
+		goto out;
+	if (trace_field(&unmap, "workers") != 2) {
+		ksft_print_msg("reap_on_kill_unmap: %s; want workers=2\n",
+			       unmap.fields);
+		goto out;
+	}
+	if (!reaped_at_least(pid, (total - MB(2)) >> 10, &fin) ||
+	    ran_since(cg.leaf, usage))
+		goto out;
+	ksft_print_msg("split: %s; freed %lld kB in %lld us\n", unmap.fields,
+		       trace_field(&fin, "freed"),
+		       trace_field(&fin, "duration_ns") / 1000);
+	if (!pattern_intact(shared, shared_size)) {
+		ksft_print_msg("the shared memory changed\n");
+		goto out;
+	}
+	if (events(cg.leaf, "memory.events", "kill_reap ") != 1)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	if (cg.leaf)
+		end_starve(cg.parent, cg.leaf, hog);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		unthrottle_and_reap(cg.leaf, pid, &status);
+	}
+	trace_end();
+	pair_destroy(&cg);
+	write_text(WORKERS_PARAM, old, strcspn(old, "\n"));
+	munmap(shared, shared_size);
+	return ret;
+}
+
+static void maxrss_victim(int fd, void *arg)
+{
+	size_t size = *(size_t *)arg;
+	char *buf = map_anon(size);
+
+	memset(buf, 0x5a, size);
+	child_ready(fd, 0);
+	spin();
+}
+
+/*
+ * What wait4() reports of a reaped victim: its exit records the high-water
+ * mark of its RSS (do_exit()), ru_maxrss, from the mm as it then is.  The
+ * reap must record it before it unmaps, as every other unmap does.  Fails
+ * if ru_maxrss shows only what the reap left: the victim, starved, exits
+ * long after the reap.
+ */
+static int test_maxrss_kept(const char *root)
+{
+	size_t size = MB(64);
+	struct trace_event fin;
+	struct rusage ru = { };
+	struct pair cg = { };
+	int ret = KSFT_FAIL, status;
+	pid_t pid = -1, hog = -1;
+	long usage;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	pid = spawn_child(cg.leaf, maxrss_victim, &size, NULL);
+	if (pid < 0)
+		goto out;
+	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	if (usage < 0 || !reaped_at_least(pid, (size - MB(4)) >> 10, &fin) ||
+	    ran_since(cg.leaf, usage))
+		goto out;
+	end_starve(cg.parent, cg.leaf, hog);
+	hog = -1;
+	if (wait4(pid, &status, 0, &ru) != pid) {
+		ksft_print_msg("wait4: %s\n", strerror(errno));
+		goto out;
+	}
+	pid = -1;
+	ksft_print_msg("ru_maxrss %ld kB; the reap freed %lld kB\n",
+		       ru.ru_maxrss, trace_field(&fin, "freed"));
+	if (ru.ru_maxrss < (long)(size >> 10)) {
+		ksft_print_msg("want ru_maxrss >= %zu kB\n", size >> 10);
+		goto out;
+	}
+	ret = KSFT_PASS;
+out:
+	if (cg.leaf && hog != -1)
 		end_starve(cg.parent, cg.leaf, hog);
 	if (pid > 0) {
 		kill(pid, SIGKILL);
@@ -4235,6 +4404,8 @@ static const struct reap_test {
 	T(test_clone_vm_partner),
 	T(test_remote_readers),
 	T(test_thp_victim),
+	T(test_split_reap),
+	T(test_maxrss_kept),
 	T(test_swapped_victim),
 	T(test_robust_head_swapped),
 	T(test_robust_walk_bounded),
