@@ -96,9 +96,9 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
 #define REAP_RETRY_TIMEOUT_MS	30000
 
 /*
- * Address space a worker claims at a time when several share a reap, and
- * the alignment of what it claims, see reap_claim(): a multiple of the PMD
- * size, so that no huge PMD is split.
+ * The most address space a worker claims at a time, and the alignment of
+ * what it claims, see reap_claim(): a multiple of the PMD size, so that
+ * no huge PMD is split.
  */
 #define REAP_CHUNK_SIZE		max_t(unsigned long, SZ_16M, PMD_SIZE)
 
@@ -662,6 +662,8 @@ static bool reap_vma_wanted(struct vm_area_struct *vma,
  * @keep: VMAs the reap leaves for robust futexes, or NULL
  * @cursor: what is left to claim lies below it, see reap_claim()
  * @busy: an MMU notifier would have blocked somewhere
+ * @first_freed: local_clock() when the reap's own worker freed the pages
+ *	of its first claim, 0 until then (or if it had none)
  *
  * Lives on the stack of the worker that runs the reap, which holds
  * mmap_lock for reading from before it sets this up until every helper it
@@ -672,6 +674,7 @@ struct reap_split {
 	const struct reap_keep *keep;
 	unsigned long cursor;
 	bool busy;
+	u64 first_freed;
 };
 
 struct reap_helper {
@@ -700,9 +703,10 @@ static struct vm_area_struct *reap_next_vma(const struct reap_split *split,
  * as the OOM reaper goes: a victim running its own exit_mmap() meanwhile
  * unmaps from the bottom up, and the two meet once instead of contending
  * for each page table lock in turn.  In an anonymous VMA, a claim is at
- * most REAP_CHUNK_SIZE and never crosses a multiple of it, so two workers
- * share a page table only where a VMA ends, and no huge PMD is split
- * (zap_vma_range_for_reaping() requires PMD-aligned ends).  A private
+ * most @size, a power of two and a multiple of PMD_SIZE, and never
+ * crosses a multiple of it, so two workers share a page table only where
+ * a VMA ends, and no huge PMD is split (zap_vma_range_for_reaping()
+ * requires PMD-aligned ends).  A private
  * file mapping, which may map PUD-sized DAX entries, is claimed whole.
  * Claims move split->cursor down with a cmpxchg, so that each address is
  * claimed once.  None once MMF_OOM_SKIP is set: by exit_mmap() when it is
@@ -713,6 +717,7 @@ static struct vm_area_struct *reap_next_vma(const struct reap_split *split,
  * Return: the VMA holding [*@start, *@end), or NULL if all is claimed.
  */
 static struct vm_area_struct *reap_claim(struct reap_split *split,
+					 unsigned long size,
 					 unsigned long *start,
 					 unsigned long *end)
 {
@@ -731,7 +736,7 @@ static struct vm_area_struct *reap_claim(struct reap_split *split,
 		*end = min(cursor, vma->vm_end);
 		*start = vma->vm_start;
 		if (vma_is_anonymous(vma))
-			*start = max(*start, ALIGN_DOWN(*end - 1, REAP_CHUNK_SIZE));
+			*start = max(*start, ALIGN_DOWN(*end - 1, size));
 		next = *start;
 	} while (!try_cmpxchg(&split->cursor, &cursor, next));
 	return vma;
@@ -749,20 +754,31 @@ static struct vm_area_struct *reap_claim(struct reap_split *split,
  * whose TLB flush comes before it frees the pages.  Page tables are freed
  * with mmap_lock held for writing (exit_mmap(), after all of us), or empty
  * PTE tables under RCU and their lock (PT_RECLAIM, khugepaged), which the
- * zap copes with as it does for the OOM reaper.  One gather for all of a
- * worker's claims: a TLB flush per claim would be a full one each time,
- * as other gathers on the mm are live (mm_tlb_flush_nested()).
+ * zap copes with as it does for the OOM reaper.
+ *
+ * One gather for all of a worker's claims, flushed after each: the TLB
+ * flush of the claimed range, then its pages are freed, so memory comes
+ * back claim by claim rather than once the gather's 10000 pages are full
+ * (or at the end).  tlb_finish_mmu() flushes the whole mm when other
+ * gathers on it are live (mm_tlb_flush_nested()), as they are here: a
+ * gather per claim would do that every time.  Claims start at one PMD
+ * and double up to REAP_CHUNK_SIZE, so that the first pages come back
+ * within a page table's worth of work after the reap started.
  */
-static void reap_split_run(struct reap_split *split)
+static void reap_split_run(struct reap_split *split, bool own)
 {
+	unsigned long start, end, size = PMD_SIZE;
 	struct vm_area_struct *vma;
-	unsigned long start, end;
 	struct mmu_gather tlb;
 
 	tlb_gather_mmu(&tlb, split->mm);
-	while ((vma = reap_claim(split, &start, &end))) {
+	while ((vma = reap_claim(split, size, &start, &end))) {
 		if (zap_vma_range_for_reaping(&tlb, vma, start, end))
 			WRITE_ONCE(split->busy, true);
+		tlb_flush_mmu(&tlb);
+		if (own && !split->first_freed)
+			split->first_freed = local_clock();
+		size = min(size * 2, REAP_CHUNK_SIZE);
 	}
 	tlb_finish_mmu(&tlb);
 }
@@ -783,7 +799,7 @@ static void reap_helper_work(struct work_struct *work)
 
 	if (!mmap_read_trylock(split->mm))
 		return;
-	reap_split_run(split);
+	reap_split_run(split, false);
 	mmap_read_unlock(split->mm);
 }
 
@@ -837,6 +853,7 @@ static bool reap_unmap(struct reap_on_kill *rok, struct mm_struct *mm,
 		.keep = keep,
 		.cursor = ULONG_MAX,
 	};
+	u64 started = local_clock();
 	unsigned int i, nr;
 
 	atomic_inc(&reaps_unmapping);
@@ -846,14 +863,16 @@ static bool reap_unmap(struct reap_on_kill *rok, struct mm_struct *mm,
 		INIT_WORK_ONSTACK(&helper[i].work, reap_helper_work);
 		queue_work(reap_on_kill_wq, &helper[i].work);
 	}
-	trace_reap_on_kill_unmap(rok->task, rok->memcg_id, pages, nr + 1,
-				 reap_ns_between(rok->queued_ns, local_clock()));
-	reap_split_run(&split);
+	reap_split_run(&split, true);
 	for (i = 0; i < nr; i++) {
 		cancel_work_sync(&helper[i].work);
 		destroy_work_on_stack(&helper[i].work);
 	}
 	atomic_dec(&reaps_unmapping);
+	trace_reap_on_kill_unmap(rok->task, rok->memcg_id, pages, nr + 1,
+				 reap_ns_between(rok->queued_ns, started),
+				 split.first_freed ?
+				 reap_ns_between(rok->queued_ns, split.first_freed) : 0);
 	return !READ_ONCE(split.busy);
 }
 

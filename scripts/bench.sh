@@ -165,7 +165,7 @@ curve_summary() {
 	file == 1 && $1 == "cpu.max 1%" && $5 == "mrelease" { mrel[$3] = $6; mrelmax[$3] = $8 }
 	file == 1 && $1 == "cpu.max 1%" && $5 == "reap_on_kill" {
 		reap[$3, $15] = $6; reapmax[$3, $15] = $8; first[$3, $15] = $16
-		wake[$3, $15] = $17; prep[$3, $15] = $18; unmap[$3, $15] = $19
+		wake[$3, $15] = $17; prep[$3, $15] = $18; unmap[$3, $15] = $19; ffree[$3, $15] = $20
 		if (!($3 in seen)) { seen[$3] = 1; sizes[++ns] = $3 }
 		if (!($15 in wseen)) { wseen[$15] = 1; ws[++nw] = $15 }
 	}
@@ -188,10 +188,10 @@ curve_summary() {
 		print "the same, worst of the runs: mrelease against reap (default workers)"
 		for (i = 1; i <= ns; i++)
 			printf "%6s MiB: mrelease max %s ms, reap max %s ms\n", sizes[i], mrelmax[sizes[i]], reapmax[sizes[i], 0]
-		print "where the reap (default workers) spends its time, median ms: queue->start, start->unmap, unmapping; first 1% back (memory.current)"
+		print "where the reap (default workers) spends its time, median ms (tracepoints): queue->start, start->unmap, unmapping; kill to the first pages freed; first 1% back as the poller saw it"
 		for (i = 1; i <= ns; i++) {
 			z = sizes[i]
-			printf "%6s MiB: %s, %s, %s; first 1%% back %s\n", z, wake[z, 0], prep[z, 0], unmap[z, 0], first[z, 0]
+			printf "%6s MiB: %s, %s, %s; first pages freed %s; first 1%% back %s\n", z, wake[z, 0], prep[z, 0], unmap[z, 0], ffree[z, 0], first[z, 0]
 		}
 		if (!nv) exit
 		print "victims of 32 MiB through one cgroup.kill at cpu.max 1%: median ms, and against one victim x ceil(N / 2 CPUs)"
