@@ -25,7 +25,7 @@
 #                   the latency to the first pages and where the reap's
 #                   time goes (tracepoints, and perf's profile of a
 #                   reap), next to process_mrelease (CURVE_REPS runs per
-#                   figure, 5)
+#                   figure, 3; about 25 minutes per base)
 # Each prints what it measured (checkout, kernel build, guest) with the
 # figures, so that a quoted table says where it comes from.
 . "$(dirname "$0")/lib.sh"
@@ -42,7 +42,7 @@ stock_kernel=$STOCK_OBJ/arch/x86/boot/bzImage
 if [ "$mode" = oomd ]; then
 	rm -f "$out"/oomd* "$out/console.log"
 elif [ "$mode" = curves ]; then
-	rm -f "$out"/curve-* "$out/console.log"
+	rm -f "$out"/curve-*-"$KBASE".* "$out/console.log"
 else
 	rm -rf "$out"
 fi
@@ -137,67 +137,89 @@ oomd_rounds() {
 # $out/curve-{sizes,victims}-BASE.{txt,csv} and curve-summary-BASE.txt.
 # The 4 GiB victim needs a guest of 6 GiB.
 curves() {
-	local b=$1 k reps=${CURVE_REPS:-5}
+	local b=$1 k reps=${CURVE_REPS:-3}
 	k=$(kernel_of "$b")
-	step "$b: one victim at cpu.max 1% against the workers that unmap it, and the same victim unthrottled"
-	GUEST_MEM=6G guest_bench "$b" "$k" "curve-sizes-$b.txt" \
-		-s 256 -s 1024 -s 4096 -n 1 -c none,cpumax1 -m plain,mrelease,reap \
-		-w 1,2,4,0 -T -r "$reps" -t 20 --csv "/job/out/curve-sizes-$b.csv"
+	step "$b: one victim of 256 MiB and 1 GiB, unthrottled and at cpu.max 1%, against the workers that unmap it"
+	guest_bench "$b" "$k" "curve-sizes-$b.txt" \
+		-s 256 -s 1024 -n 1 -c none,cpumax1 -m plain,mrelease,reap \
+		-w 1,2,4 -T -r "$reps" -t 20 --csv "/job/out/curve-sizes-$b.csv"
+	step "$b: one victim of 4 GiB freeing itself unthrottled, and at cpu.max 1% with 1 and 2 workers (6 GiB guest)"
+	GUEST_MEM=6G guest_bench "$b" "$k" "curve-4g-$b.txt" \
+		-s 4096 -n 1 -c none -m plain -r "$reps" -t 30 --csv "/job/out/curve-4g-plain-$b.csv"
+	GUEST_MEM=6G guest_bench "$b" "$k" "curve-4g-reap-$b.txt" \
+		-s 4096 -n 1 -c cpumax1 -m mrelease,reap -w 1,2 -T -r "$reps" -t 30 \
+		--csv "/job/out/curve-4g-reap-$b.csv"
+	# One table: the 4 GiB rows after the others, without their headers.
+	tail -n +2 "$out/curve-4g-plain-$b.csv" >> "$out/curve-sizes-$b.csv"
+	tail -n +2 "$out/curve-4g-reap-$b.csv" >> "$out/curve-sizes-$b.csv"
 	step "$b: 1 to 64 victims of 32 MiB at cpu.max 1%, one cgroup.kill"
-	guest_bench "$b" "$k" "curve-victims-$b.txt" \
+	GUEST_MEM=6G guest_bench "$b" "$k" "curve-victims-$b.txt" \
 		-e 32 -n 1 -n 4 -n 16 -n 64 -c cpumax1 -m mrelease,reap -T \
 		-r "$reps" -t 30 --csv "/job/out/curve-victims-$b.csv"
 	step "$b: where a reap's time goes, function by function (perf in the guest, one worker)"
 	"$TOP/scripts/deps.sh" bench
 	GUEST_OUT=$out "$TOP/scripts/guest-run.sh" --kernel "$k" --timeout 600 -- \
 		bash -c "bash $TOP/guest/profile-reap.sh 1 1024 | tee /job/out/curve-profile-$b.txt"
+	step "$b: the curves' targets"
 	curve_summary "$out/curve-sizes-$b.csv" "$out/curve-victims-$b.csv" |
 		tee "$out/curve-summary-$b.txt"
 	"$TOP/scripts/plot-curves.sh" "$out/curve-sizes-$b.csv" "$out/curve-victims-$b.csv" \
 		"$out/curve-$b.png"
 }
 
-# The targets of the curves, as ratios from one run's CSVs (sizes, victims).
+# The targets of the curves, as ratios from one run's CSVs (sizes,
+# victims); the kernel's default number of workers is one per vCPU, 2.
 curve_summary() {
-	awk -F, '
+	awk -F, -v dflt=2 '
 	FNR == 1 { file++; next }
-	file == 1 && $1 == "unthrottled" && $5 == "plain" { self[$3] = $6 }
-	file == 1 && $1 == "cpu.max 1%" && $5 == "mrelease" { mrel[$3] = $6; mrelmax[$3] = $8 }
-	file == 1 && $1 == "cpu.max 1%" && $5 == "reap_on_kill" {
-		reap[$3, $15] = $6; reapmax[$3, $15] = $8; first[$3, $15] = $16
-		wake[$3, $15] = $17; prep[$3, $15] = $18; unmap[$3, $15] = $19; ffree[$3, $15] = $20
+	file == 1 && $5 == "plain" { plain[$1, $3] = $6 }
+	file == 1 && $5 == "mrelease" { mrel[$1, $3] = $6; mrelmax[$1, $3] = $8 }
+	file == 1 && $5 == "reap_on_kill" {
+		k = $1 SUBSEP $3 SUBSEP $15
+		reap[k] = $6; reapmax[k] = $8; first[k] = $16
+		wake[k] = $17; prep[k] = $18; unmap[k] = $19; ffree[k] = $20
 		if (!($3 in seen)) { seen[$3] = 1; sizes[++ns] = $3 }
 		if (!($15 in wseen)) { wseen[$15] = 1; ws[++nw] = $15 }
 	}
 	file == 2 && $5 == "reap_on_kill" { vr[$4] = $6; vrmax[$4] = $8; vn[++nv] = $4 }
 	file == 2 && $5 == "mrelease" { vm[$4] = $6 }
+	function ratio(a, b) { return b + 0 && a != "" && a != "err" ? sprintf("%.2fx", a / b) : "-" }
 	END {
-		print "one victim at cpu.max 1%: median ms to 90% back, and its ratio to the same victim unthrottled freeing itself (plain kill)"
-		printf "%6s %12s %14s", "MiB", "unthrottled", "mrelease"
-		for (j = 1; j <= nw; j++) printf " %20s", "reap w=" ws[j] (ws[j] == 0 ? " (dflt)" : "")
+		c = "cpu.max 1%"; u = "unthrottled"
+		print "One victim killed at cpu.max 1%: median ms until 90% was back, and the ratio to the"
+		print "same victim freeing itself unthrottled (plain kill, no cpu.max); w = workers."
+		printf "%6s %12s %16s %16s", "MiB", "self-free", "plain cpu.max", "mrelease"
+		for (j = 1; j <= nw; j++) printf " %16s", "reap w=" ws[j]
 		print ""
 		for (i = 1; i <= ns; i++) {
-			z = sizes[i]
-			printf "%6s %12s %7s %5.2fx", z, self[z], mrel[z], self[z] ? mrel[z] / self[z] : 0
-			for (j = 1; j <= nw; j++) {
-				w = ws[j]
-				printf " %12s %6.2fx", reap[z, w], self[z] ? reap[z, w] / self[z] : 0
-			}
+			z = sizes[i]; s = plain[u, z]
+			printf "%6s %12s %9s %6s %9s %6s", z, s, plain[c, z], ratio(plain[c, z], s), mrel[c, z], ratio(mrel[c, z], s)
+			for (j = 1; j <= nw; j++)
+				printf " %9s %6s", reap[c, z, ws[j]], ratio(reap[c, z, ws[j]], s)
 			print ""
 		}
-		print "the same, worst of the runs: mrelease against reap (default workers)"
+		print "Worst of the runs at cpu.max 1%, ms: mrelease, reap with w=" dflt " (the default here)"
 		for (i = 1; i <= ns; i++)
-			printf "%6s MiB: mrelease max %s ms, reap max %s ms\n", sizes[i], mrelmax[sizes[i]], reapmax[sizes[i], 0]
-		print "where the reap (default workers) spends its time, median ms (tracepoints): queue->start, start->unmap, unmapping; kill to the first pages freed; first 1% back as the poller saw it"
+			printf "%6s MiB: %s, %s\n", sizes[i], mrelmax[c, sizes[i]], reapmax[c, sizes[i], dflt]
+		print "Unthrottled, the reap beside the victim'"'"'s own exit: plain, mrelease, reap per w, median ms"
 		for (i = 1; i <= ns; i++) {
 			z = sizes[i]
-			printf "%6s MiB: %s, %s, %s; first pages freed %s; first 1%% back %s\n", z, wake[z, 0], prep[z, 0], unmap[z, 0], ffree[z, 0], first[z, 0]
+			printf "%6s MiB: %s, %s", z, plain[u, z], mrel[u, z]
+			for (j = 1; j <= nw; j++) printf ", w=%s %s", ws[j], reap[u, z, ws[j]]
+			print ""
+		}
+		print "Where the reap (w=" dflt ", cpu.max 1%) spends its time, median ms (tracepoints): queue->start,"
+		print "start->unmap, unmapping; kill to the first pages freed; first 1% back as the poller saw it"
+		for (i = 1; i <= ns; i++) {
+			k = c SUBSEP sizes[i] SUBSEP dflt
+			printf "%6s MiB: %s, %s, %s; first pages freed %s; first 1%% back %s\n", sizes[i], wake[k], prep[k], unmap[k], ffree[k], first[k]
 		}
 		if (!nv) exit
-		print "victims of 32 MiB through one cgroup.kill at cpu.max 1%: median ms, and against one victim x ceil(N / 2 CPUs)"
+		print "Victims of 32 MiB killed by one cgroup.kill at cpu.max 1%: median ms, and reap against"
+		print "one victim x ceil(N / 2 vCPUs)"
 		for (i = 1; i <= nv; i++) {
-			n = vn[i]; ideal = vr[1] * int((n + 1) / 2)
-			printf "N=%-3s reap %8s (max %s) mrelease %8s  reap / (N=1 x %d) = %.2f\n", n, vr[n], vrmax[n], vm[n], int((n + 1) / 2), ideal ? vr[n] / ideal : 0
+			n = vn[i]; m = int((n + 1) / 2)
+			printf "N=%-3s reap %8s (max %s), mrelease %8s; reap / (N=1 x %d) = %s\n", n, vr[n], vrmax[n], vm[n], m, ratio(vr[n], vr[1] * m)
 		}
 	}' "$@"
 }

@@ -27,9 +27,11 @@ END {
 			printf "%s %f\n", z, v[z, "mrelease", -1] / self[z] > dir "/mrelease-" z ".dat"
 	}
 }' "$sizes"
-awk -F, 'NR > 1 && $6 != "err" { v[$4, $5] = $6; n[$4] = 1 }
+awk -F, 'NR > 1 { n[$4] = 1 } NR > 1 && $6 != "err" { v[$4, $5] = $6 }
+function val(k, m) { return (k, m) in v ? v[k, m] : "NaN" }
 END {
-	for (k in n) printf "%d %s %s %f\n", k, v[k, "reap_on_kill"], v[k, "mrelease"], v[1, "reap_on_kill"] * int((k + 1) / 2)
+	for (k in n) printf "%d %s %s %s\n", k, val(k, "reap_on_kill"), val(k, "mrelease"),
+		(1, "reap_on_kill") in v ? v[1, "reap_on_kill"] * int((k + 1) / 2) : "NaN"
 }' "$victims" | sort -n > "$dir/victims.dat"
 plots=""
 for f in "$dir"/size-*.dat; do
@@ -56,6 +58,6 @@ set xlabel "N"
 set ylabel "ms"
 set logscale x 2
 set xtics (1, 4, 16, 64)
-plot "$dir/victims.dat" using 1:2 with linespoints lw 2 title "reap_on_kill", "" using 1:3 with linespoints title "process_mrelease", "" using 1:4 with lines dt 2 title "one victim x ceil(N/2)"
+plot [0.8:90] "$dir/victims.dat" using 1:2 with linespoints lw 2 title "reap_on_kill", "" using 1:3 with linespoints title "process_mrelease", "" using 1:4 with lines dt 2 title "one victim x ceil(N/2)"
 unset multiplot
 GP
