@@ -706,13 +706,12 @@ static struct vm_area_struct *reap_next_vma(const struct reap_split *split,
  * most @size, a power of two and a multiple of PMD_SIZE, and never
  * crosses a multiple of it, so two workers share a page table only where
  * a VMA ends, and no huge PMD is split (zap_vma_range_for_reaping()
- * requires PMD-aligned ends).  A private
- * file mapping, which may map PUD-sized DAX entries, is claimed whole.
- * Claims move split->cursor down with a cmpxchg, so that each address is
- * claimed once.  None once MMF_OOM_SKIP is set: by exit_mmap() when it is
- * through unmapping, or by the OOM reaper when it is done or gave up;
- * either way, what is left is the exit path's, as it would be if we had
- * stopped early.
+ * requires PMD-aligned ends).  A private file mapping, which may map
+ * PUD-sized DAX entries, is claimed whole.  Claims move split->cursor
+ * down with a cmpxchg, so that each address is claimed once.  None once
+ * MMF_OOM_SKIP is set: by exit_mmap() when it is through unmapping, or by
+ * the OOM reaper when it is done or gave up; either way, what is left is
+ * the exit path's, as it would be if we had stopped early.
  *
  * Return: the VMA holding [*@start, *@end), or NULL if all is claimed.
  */
