@@ -38,7 +38,11 @@ esac
 out=$BUILD/bench
 stock_kernel=$STOCK_OBJ/arch/x86/boot/bzImage
 
-"$TOP/scripts/deps.sh"
+# perf, for the profile in the curves (full and curves)
+case $mode in
+full | curves) "$TOP/scripts/deps.sh" bench ;;
+*) "$TOP/scripts/deps.sh" ;;
+esac
 if [ "$mode" = oomd ]; then
 	rm -f "$out"/oomd* "$out/console.log"
 elif [ "$mode" = curves ]; then
@@ -157,7 +161,6 @@ curves() {
 		-e 32 -n 1 -n 4 -n 16 -n 64 -c cpumax1 -m mrelease,reap -T \
 		-r "$reps" -t 30 --csv "/job/out/curve-victims-$b.csv"
 	step "$b: where a reap's time goes, function by function (perf in the guest, one worker)"
-	"$TOP/scripts/deps.sh" bench
 	GUEST_OUT=$out "$TOP/scripts/guest-run.sh" --kernel "$k" --timeout 600 -- \
 		bash -c "bash $TOP/guest/profile-reap.sh 1 1024 | tee /job/out/curve-profile-$b.txt"
 	step "$b: the curves' targets"

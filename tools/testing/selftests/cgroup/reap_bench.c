@@ -80,7 +80,6 @@
 #define MAX_VICTIMS	64
 #define MAX_REPS	1000
 #define MAX_WORKERS	8	/* values of --workers */
-#define WORKERS_PARAM	"/sys/module/reap_on_kill/parameters/workers"
 #define TRACE_INSTANCE	TRACEFS "/instances/reap_bench"
 
 enum method { M_PLAIN, M_MRELEASE, M_REAP, NR_METHODS };
@@ -1076,7 +1075,7 @@ static int set_workers(int workers)
 	if (workers < 0)
 		return 0;
 	len = snprintf(val, sizeof(val), "%d", workers);
-	return write_text(WORKERS_PARAM, val, len) < 0 ? -1 : 0;
+	return write_text(REAP_WORKERS_PARAM, val, len) < 0 ? -1 : 0;
 }
 
 static void run_row(enum condition c, long size_mib, int n, bool file,
@@ -1093,7 +1092,7 @@ static void run_row(enum condition c, long size_mib, int n, bool file,
 			f = &row.f[row.nr];
 			row.m[row.nr++] = m;
 			if (m == M_REAP && set_workers(o->workers[w])) {
-				*f = (struct figure){ .call = "writing " WORKERS_PARAM,
+				*f = (struct figure){ .call = "writing " REAP_WORKERS_PARAM,
 						      .err = errno, .runs = 1 };
 			} else {
 				*f = run_figure(m, c, (size_t)size_mib << 20, n,
@@ -1734,8 +1733,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (o.workers[0] >= 0 && access(WORKERS_PARAM, W_OK)) {
-		fprintf(stderr, "reap_bench: -w: %s: %s\n", WORKERS_PARAM,
+	if (o.workers[0] >= 0 && access(REAP_WORKERS_PARAM, W_OK)) {
+		fprintf(stderr, "reap_bench: -w: %s: %s\n", REAP_WORKERS_PARAM,
 			strerror(errno));
 		ret = 2;
 		goto out;

@@ -1996,6 +1996,26 @@ static pid_t kill_starved(const char *parent, const char *leaf, pid_t pid,
 }
 
 /*
+ * The end of a test whose victim @pid of @cg->leaf was starved beside
+ * @hog (kill_starved()): stop the hog, kill and wait for the victim with
+ * its CPU limits lifted, stop tracing, remove the cgroups.  Each part is
+ * skipped where the test did not get that far (-1, NULL).
+ */
+static void starved_test_end(struct pair *cg, pid_t hog, pid_t pid)
+{
+	int status;
+
+	if (cg->leaf)
+		end_starve(cg->parent, cg->leaf, hog);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		unthrottle_and_reap(cg->leaf, pid, &status);
+	}
+	trace_end();
+	pair_destroy(cg);
+}
+
+/*
  * Did the starved victim of @cgroup get the CPU since kill_starved()?
  * If it did not, its own exit path freed nothing: the reap did.
  */
@@ -2096,7 +2116,7 @@ static int test_thp_victim(const char *root)
 	size_t size = MB(64);
 	struct trace_event fin;
 	struct pair cg = { };
-	int ret = KSFT_FAIL, status;
+	int ret = KSFT_FAIL;
 	long huge, usage;
 	long long t;
 	char buf[128];
@@ -2138,18 +2158,9 @@ static int test_thp_victim(const char *root)
 		goto out;
 	ret = KSFT_PASS;
 out:
-	if (cg.leaf)
-		end_starve(cg.parent, cg.leaf, hog);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		unthrottle_and_reap(cg.leaf, pid, &status);
-	}
-	trace_end();
-	pair_destroy(&cg);
+	starved_test_end(&cg, hog, pid);
 	return ret;
 }
-
-#define WORKERS_PARAM	"/sys/module/reap_on_kill/parameters/workers"
 
 /*
  * The split victim's private mappings, in MiB: none a multiple of the
@@ -2189,15 +2200,15 @@ static int test_split_reap(const char *root)
 	char old[16] = "0";
 	struct trace_event unmap, fin;
 	struct pair cg = { };
-	int ret = KSFT_FAIL, status;
+	int ret = KSFT_FAIL;
 	uint64_t *shared;
 	pid_t pid = -1, hog = -1;
 	long usage;
 
 	for (i = 0; i < ARRAY_SIZE(split_mib); i++)
 		total += MB(split_mib[i]);
-	if (access(WORKERS_PARAM, W_OK)) {
-		ksft_print_msg("%s: %s\n", WORKERS_PARAM, strerror(errno));
+	if (access(REAP_WORKERS_PARAM, W_OK)) {
+		ksft_print_msg("%s: %s\n", REAP_WORKERS_PARAM, strerror(errno));
 		return KSFT_FAIL;
 	}
 	if (!have_tracefs())
@@ -2207,8 +2218,8 @@ static int test_split_reap(const char *root)
 	if (shared == MAP_FAILED)
 		return KSFT_FAIL;
 	fill_pattern(shared, shared_size);
-	if (read_text(WORKERS_PARAM, old, sizeof(old)) < 0 ||
-	    write_text(WORKERS_PARAM, "2", 1) < 0 ||
+	if (read_text(REAP_WORKERS_PARAM, old, sizeof(old)) < 0 ||
+	    write_text(REAP_WORKERS_PARAM, "2", 1) < 0 ||
 	    pair_create(root, &cg) ||
 	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
 	    trace_begin(reap_events))
@@ -2238,15 +2249,8 @@ static int test_split_reap(const char *root)
 		goto out;
 	ret = KSFT_PASS;
 out:
-	if (cg.leaf)
-		end_starve(cg.parent, cg.leaf, hog);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		unthrottle_and_reap(cg.leaf, pid, &status);
-	}
-	trace_end();
-	pair_destroy(&cg);
-	write_text(WORKERS_PARAM, old, strcspn(old, "\n"));
+	starved_test_end(&cg, hog, pid);
+	write_text(REAP_WORKERS_PARAM, old, strcspn(old, "\n"));
 	munmap(shared, shared_size);
 	return ret;
 }
@@ -2306,14 +2310,7 @@ static int test_maxrss_kept(const char *root)
 	}
 	ret = KSFT_PASS;
 out:
-	if (cg.leaf && hog != -1)
-		end_starve(cg.parent, cg.leaf, hog);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		unthrottle_and_reap(cg.leaf, pid, &status);
-	}
-	trace_end();
-	pair_destroy(&cg);
+	starved_test_end(&cg, hog, pid);
 	return ret;
 }
 
@@ -2411,7 +2408,7 @@ static int test_swapped_victim(const char *root)
 	long long t0, tmem, tswap;
 	struct trace_event fin;
 	struct pair cg = { };
-	int ret = KSFT_FAIL, status;
+	int ret = KSFT_FAIL;
 	pid_t pid = -1, hog = -1;
 
 	if (!have_tracefs())
@@ -2465,14 +2462,7 @@ static int test_swapped_victim(const char *root)
 		goto out;
 	ret = KSFT_PASS;
 out:
-	if (cg.leaf)
-		end_starve(cg.parent, cg.leaf, hog);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		unthrottle_and_reap(cg.leaf, pid, &status);
-	}
-	trace_end();
-	pair_destroy(&cg);
+	starved_test_end(&cg, hog, pid);
 	return swap_end(ret);
 }
 
@@ -2567,7 +2557,7 @@ static int test_robust_head_swapped(const char *root)
 	size_t size = MB(64);
 	struct trace_event fin;
 	struct pair cg = { };
-	int ret = KSFT_FAIL, status;
+	int ret = KSFT_FAIL;
 	pid_t pid = -1, hog = -1;
 	uintptr_t head = 0;
 
@@ -2606,14 +2596,7 @@ static int test_robust_head_swapped(const char *root)
 	    trace_field(&fin, "retries") >= 1)
 		ret = KSFT_PASS;
 out:
-	if (cg.leaf)
-		end_starve(cg.parent, cg.leaf, hog);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-	}
-	trace_end();
-	pair_destroy(&cg);
+	starved_test_end(&cg, hog, pid);
 	return swap_end(ret);
 }
 
@@ -2713,7 +2696,7 @@ static int test_robust_walk_bounded(const char *root)
 {
 	struct trace_event fin;
 	struct pair cg = { };
-	int ret = KSFT_FAIL, status;
+	int ret = KSFT_FAIL;
 	pid_t pid = -1, hog = -1;
 	uintptr_t head = 0;
 	long long reads;
@@ -2748,14 +2731,7 @@ static int test_robust_walk_bounded(const char *root)
 	    trace_field(&fin, "freed") == 0)
 		ret = KSFT_PASS;
 out:
-	if (cg.leaf)
-		end_starve(cg.parent, cg.leaf, hog);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-	}
-	trace_end();
-	pair_destroy(&cg);
+	starved_test_end(&cg, hog, pid);
 	return swap_end(ret);
 }
 
@@ -2901,7 +2877,7 @@ static int test_oom_score_kept(const char *root)
 	long before, after = -1;
 	struct trace_event fin;
 	struct pair cg = { };
-	int ret = KSFT_FAIL, status;
+	int ret = KSFT_FAIL;
 	pid_t pid = -1, hog = -1;
 	bool alive = false;
 
@@ -2929,14 +2905,7 @@ static int test_oom_score_kept(const char *root)
 	if (after > 0)
 		ret = KSFT_PASS;
 out:
-	if (cg.leaf)
-		end_starve(cg.parent, cg.leaf, hog);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-	}
-	trace_end();
-	pair_destroy(&cg);
+	starved_test_end(&cg, hog, pid);
 	return ret;
 }
 
@@ -3093,7 +3062,7 @@ static int kill_lock_holder(const char *root, size_t size)
 {
 	struct trace_event fin;
 	struct pair cg = { };
-	int ret = KSFT_FAIL, status;
+	int ret = KSFT_FAIL;
 	pid_t pid = -1, hog = -1;
 	long long t0, t;
 
@@ -3121,14 +3090,7 @@ static int kill_lock_holder(const char *root, size_t size)
 		goto out;
 	ret = trace_field(&fin, "retries") < 1 ? KSFT_SKIP : KSFT_PASS;
 out:
-	if (cg.leaf)
-		end_starve(cg.parent, cg.leaf, hog);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-	}
-	trace_end();
-	pair_destroy(&cg);
+	starved_test_end(&cg, hog, pid);
 	return ret;
 }
 

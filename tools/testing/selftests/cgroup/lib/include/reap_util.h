@@ -17,6 +17,9 @@
 
 #define TRACEFS		"/sys/kernel/tracing"
 
+/* How many workers may unmap one killed process (mm/reap_on_kill.c). */
+#define REAP_WORKERS_PARAM	"/sys/module/reap_on_kill/parameters/workers"
+
 /**
  * now_ns() - the time on CLOCK_MONOTONIC, in nanoseconds
  *
