@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help demo bench bench-oomd bench-curves baseline check check-debug fresh-check distro-check mutation-check build-matrix stress deps tree kernel kernel-stock tests \
+.PHONY: help demo bench bench-oomd bench-curves bench-overhead baseline check check-debug fresh-check distro-check mutation-check build-matrix stress deps tree kernel kernel-stock tests \
 	shell guest-run export-series checkpatch series deb systemd systemd-export-series \
 	clean distclean
 
@@ -20,6 +20,7 @@ help:
 	@echo "make bench          the full benchmark matrix; CSV and PNG under build/bench/"
 	@echo "make bench-oomd     only its systemd-oomd rounds (OOMD_ROUNDS, 3), table and chart"
 	@echo "make bench-curves   only the reap's curves on KBASE: sizes x workers, 1-64 victims, latency"
+	@echo "make bench-overhead only the kill hook's cost on KBASE against its stock kernel, two boots each"
 	@echo "make baseline       upstream cgroup selftests on a stock build of the same config"
 	@echo "make shell          interactive shell in the guest (Ctrl-A X quits)"
 	@echo "make guest-run CMD='...'  run one command in the guest, with its exit status"
@@ -49,6 +50,9 @@ bench-oomd:
 
 bench-curves:
 	$(S)/bench.sh curves
+
+bench-overhead:
+	$(S)/bench.sh overhead
 
 baseline:
 	$(S)/baseline.sh

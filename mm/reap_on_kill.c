@@ -18,9 +18,11 @@
  *
  * complete_signal() -> reap_on_kill_queue()
  *	Runs under the victim's siglock with interrupts off, maybe in hard-IRQ
- *	context (an itimer's SIGALRM).  It checks the memcg's effective flag
- *	inline (reap_on_kill_covered()), takes a task reference and queues
- *	the work embedded in signal_struct: no allocation, no sleeping lock.
+ *	context (an itimer's SIGALRM).  It tests the bit that says whether
+ *	the process is covered, kept in its signal_struct by every write,
+ *	migration and fork that may change it (__reap_on_kill_update_task()),
+ *	asks the memcg to be sure, takes a task reference and queues the
+ *	work embedded in signal_struct: no allocation, no sleeping lock.
  *	In task context it also pins the mm with a trylock of the task lock;
  *	where it cannot, see below.
  *
@@ -52,8 +54,8 @@
  * change how the OOM killer sees it (see reap_mm_locked()), adds no
  * signal semantics and no syscall, and costs kill() a patched-out branch
  * while no cgroup uses it; while one does, tasks outside covered cgroups
- * pay an inline look-up of their memory cgroup's flag per fatal signal,
- * see reap_on_kill_covered().
+ * pay the test of one bit per fatal signal, and writes, migrations and
+ * forks keep that bit, see __reap_on_kill_update_task().
  */
 
 #include <linux/cgroup.h>
@@ -207,15 +209,54 @@ static bool reap_pin_mm_now(struct reap_on_kill *rok, struct task_struct *p)
 
 static void reap_on_kill_work(struct work_struct *work);
 
-void __reap_on_kill_queue(struct task_struct *p,
-			  struct cgroup_subsys_state *css)
+/*
+ * @p's memory cgroup's css if memory.reap_on_kill is in effect there, else
+ * NULL.  No rcu_read_lock() is needed under siglock, which keeps us in an
+ * RCU read-side critical section (interrupts off, or rcu_read_lock()
+ * inside PREEMPT_RT's spinlocks): the memcg, which is freed after a grace
+ * period once @p moved away, stays valid.
+ */
+static struct cgroup_subsys_state *reap_on_kill_covered(struct task_struct *p)
 {
+	struct cgroup_subsys_state *css;
+
+	css = task_css_check(p, memory_cgrp_id,
+			     lockdep_is_held(&p->sighand->siglock));
+	if (css && READ_ONCE(mem_cgroup_from_css(css)->reap_on_kill_effective))
+		return css;
+	return NULL;
+}
+
+/*
+ * complete_signal() passes the task the signal was sent to: for kill() of
+ * a process, its leader, which may have exited and stayed behind in its
+ * old cgroup while its threads moved on (cgroup_migrate_add_task() skips
+ * exiting tasks).  It then chose a live thread to wake, and made it
+ * signal->curr_target.  A live thread has the process's memcg and mm.
+ */
+static struct task_struct *reap_live_thread(struct task_struct *p)
+{
+	return p->flags & PF_EXITING ? p->signal->curr_target : p;
+}
+
+void __reap_on_kill_queue(struct task_struct *target)
+{
+	struct task_struct *p = reap_live_thread(target);
 	struct signal_struct *sig = p->signal;
 	struct reap_on_kill *rok = &sig->reap_on_kill;
+	struct cgroup_subsys_state *css;
 	bool pinned;
 
 	lockdep_assert_held(&p->sighand->siglock);
 
+	/*
+	 * REAP_ON_KILL_COVERED said yes; the memcg has the last word, for
+	 * a kill that races with the migration or the write that is about
+	 * to clear the bit.
+	 */
+	css = reap_on_kill_covered(p);
+	if (!css)
+		return;
 	/* SIGKILL interrupting a core dump: the dumper still reads the mm. */
 	if (sig->core_state || (p->flags & PF_KTHREAD))
 		return;
@@ -1190,7 +1231,7 @@ static void reap_on_kill_work(struct work_struct *work)
 
 /*
  * memcg->reap_on_kill is what was written; memcg->reap_on_kill_effective is
- * whether it or any ancestor has it, which is what a kill tests.  Writers
+ * whether it or any ancestor has it, which is what decides a kill.  Writers
  * recompute the subtree under reap_on_kill_mutex; a new cgroup inherits
  * under the same mutex, and is visible to the walk before it is onlined,
  * so neither can miss the other.
@@ -1208,6 +1249,107 @@ static void reap_on_kill_propagate(struct mem_cgroup *memcg)
 		WRITE_ONCE(pos->reap_on_kill_effective, pos->reap_on_kill ||
 			   (parent && parent->reap_on_kill_effective));
 	}
+	rcu_read_unlock();
+}
+
+/*
+ * Whether a process is covered is also kept in its signal_struct, as
+ * REAP_ON_KILL_COVERED, so that complete_signal() tests a bit of the
+ * structure it is working on instead of following the task's css_set to
+ * its memcg for every fatal signal, two more cache lines (and under
+ * emulation two more pages) that a kill does not touch otherwise.
+ *
+ * The bit is worked out again, under siglock, from the memcg of a live
+ * thread at that moment, after each change of what it depends on:
+ *
+ *  - a write that changes reap_on_kill_effective, for every process in the
+ *    subtree, after the change (reap_on_kill_update_subtree());
+ *  - a migration, for every task it moved, after the move
+ *    (reap_on_kill_attach(), from the memcg's attach callback).
+ *
+ * Of two that race, whichever takes siglock last sees both changes: the
+ * other change was made before the other took siglock (program order),
+ * or, for a task the write's scan did not find, the migration took
+ * css_set_lock after the scan did, which was after the write.
+ *
+ * A new process starts with the bit clear (copy_signal() zeroes the
+ * signal_struct) and gets it set, if covered, by the memcg's fork
+ * callback (reap_on_kill_fork()), which runs after the process was linked
+ * on its css_set, where a write's scan finds it.  The callback only ever
+ * sets the bit, so it needs no siglock: racing with a write that
+ * uncovers the process, it may leave the bit set; a set bit that no
+ * longer applies costs the kill path a look at the memcg, which has the
+ * last word (__reap_on_kill_queue()).
+ *
+ * The callbacks skip all this while the static key is off: one that saw
+ * it off linked or moved its task before a write turned the key on, and
+ * so before that write's scan, which then finds the task.
+ */
+static void reap_on_kill_update_process(struct task_struct *p)
+{
+	struct reap_on_kill *rok;
+	unsigned long flags;
+
+	/* Gone through __exit_signal(): no signal can kill it any more. */
+	if (!lock_task_sighand(p, &flags))
+		return;
+	/* Atomic: the worker sets REAP_ON_KILL_FENCED without siglock. */
+	rok = &p->signal->reap_on_kill;
+	if (reap_on_kill_covered(p))
+		set_bit(REAP_ON_KILL_COVERED, &rok->flags);
+	else
+		clear_bit(REAP_ON_KILL_COVERED, &rok->flags);
+	unlock_task_sighand(p, &flags);
+}
+
+/*
+ * Every live thread, not only leaders: a leader may have exited and stayed
+ * in an old cgroup, and a thread that execs becomes the leader while the
+ * scan runs (de_thread()), so an iteration of leaders could miss the
+ * process altogether.  Consecutive threads of one process count once.
+ */
+static void reap_on_kill_update_subtree(struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *iter;
+
+	for (iter = mem_cgroup_iter(memcg, NULL, NULL); iter;
+	     iter = mem_cgroup_iter(memcg, iter, NULL)) {
+		struct signal_struct *last = NULL;
+		struct css_task_iter it;
+		struct task_struct *task;
+
+		css_task_iter_start(&iter->css, 0, &it);
+		while ((task = css_task_iter_next(&it))) {
+			if (task->signal == last || (task->flags & PF_EXITING))
+				continue;
+			last = task->signal;
+			reap_on_kill_update_process(task);
+			cond_resched();
+		}
+		css_task_iter_end(&it);
+	}
+}
+
+void __reap_on_kill_attach(struct cgroup_taskset *tset)
+{
+	struct signal_struct *last = NULL;
+	struct cgroup_subsys_state *css;
+	struct task_struct *task;
+
+	/* Only live tasks move (cgroup_migrate_add_task()). */
+	cgroup_taskset_for_each(task, css, tset) {
+		if (task->signal == last)
+			continue;
+		last = task->signal;
+		reap_on_kill_update_process(task);
+	}
+}
+
+void __reap_on_kill_fork(struct task_struct *p)
+{
+	rcu_read_lock();
+	if (READ_ONCE(mem_cgroup_from_task(p)->reap_on_kill_effective))
+		set_bit(REAP_ON_KILL_COVERED, &p->signal->reap_on_kill.flags);
 	rcu_read_unlock();
 }
 
@@ -1239,7 +1381,7 @@ ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
 				  size_t nbytes, loff_t off)
 {
 	struct mem_cgroup *memcg = mem_cgroup_from_css(of_css(of));
-	bool enable;
+	bool enable, changed;
 
 	if (sysfs_streq(buf, "1"))
 		enable = true;
@@ -1252,7 +1394,8 @@ ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
 		return -ENOMEM;
 
 	mutex_lock(&reap_on_kill_mutex);
-	if (enable != memcg->reap_on_kill) {
+	changed = enable != memcg->reap_on_kill;
+	if (changed) {
 		/* Enable the hook before any task can be covered ... */
 		if (enable)
 			static_branch_inc(&reap_on_kill_key);
@@ -1263,6 +1406,14 @@ ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
 			static_branch_dec(&reap_on_kill_key);
 	}
 	mutex_unlock(&reap_on_kill_mutex);
+	/*
+	 * Outside the mutex, which mkdir takes under cgroup_mutex: each task's
+	 * bit is worked out from the setting as it is when its siglock is
+	 * taken, so a later write's scan, or this one, gets it right in any
+	 * order.
+	 */
+	if (changed)
+		reap_on_kill_update_subtree(memcg);
 	return nbytes;
 }
 

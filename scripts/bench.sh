@@ -26,14 +26,17 @@
 #                   time goes (tracepoints, and perf's profile of a
 #                   reap), next to process_mrelease (CURVE_REPS runs per
 #                   figure, 3; about 25 minutes per base)
+#   bench.sh overhead  only the cost of the kill hook (make bench-overhead):
+#                   the patched and the stock kernel of base $KBASE, two
+#                   boots each, alternating (about 20 minutes)
 # Each prints what it measured (checkout, kernel build, guest) with the
 # figures, so that a quoted table says where it comes from.
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-demo}
 case $mode in
-demo | full | oomd | curves) ;;
-*) die "usage: bench.sh demo|full|oomd|curves" ;;
+demo | full | oomd | curves | overhead) ;;
+*) die "usage: bench.sh demo|full|oomd|curves|overhead" ;;
 esac
 out=$BUILD/bench
 stock_kernel=$STOCK_OBJ/arch/x86/boot/bzImage
@@ -47,6 +50,8 @@ if [ "$mode" = oomd ]; then
 	rm -f "$out"/oomd* "$out/console.log"
 elif [ "$mode" = curves ]; then
 	rm -f "$out"/curve-*-"$KBASE".* "$out/console.log"
+elif [ "$mode" = overhead ]; then
+	rm -f "$out"/overhead-* "$out/console.log"
 else
 	rm -rf "$out"
 fi
@@ -308,6 +313,31 @@ boot_spread() {
 	}' "$2" "$3"
 }
 
+# The cost of the kill hook: two boots of each kernel, alternating, so that
+# boot-to-boot variation shows.
+overhead_runs() {
+	step "cost of the kill hook: patched kernel (key on and off) and stock $KBASE, same config, twice"
+	timeout=900
+	for i in 1 2; do
+		guest_bench "$KBASE" "$OBJ/arch/x86/boot/bzImage" "overhead-patched-$i.txt" \
+			-o --csv "/job/out/overhead-patched-$i.csv"
+		guest_bench "$KBASE" "$stock_kernel" "overhead-stock-$i.txt" \
+			-o --csv "/job/out/overhead-stock-$i.csv"
+	done
+}
+
+overhead_report() {
+	provenance "$OBJ"
+	provenance "$STOCK_OBJ"
+	for i in 1 2; do
+		cat "$out/overhead-patched-$i.txt" "$out/overhead-stock-$i.txt"
+		compare_overhead "$out/overhead-patched-$i.csv" "$out/overhead-stock-$i.csv"
+	done
+	# Only key_on against key_off, interleaved in one boot, is free of this.
+	boot_spread stock "$out/overhead-stock-1.csv" "$out/overhead-stock-2.csv"
+	boot_spread key_off "$out/overhead-patched-1.csv" "$out/overhead-patched-2.csv"
+}
+
 case $mode in
 demo)
 	build mainline
@@ -337,15 +367,7 @@ full)
 		guest_bench "$b" "$(kernel_of "$b")" "reap_bench-$b.txt" \
 			${BENCH_ARGS:--s 256 -n 1 -n 16 -r "${REPS:-3}" -t 30 -T} --csv "/job/out/reap_bench-$b.csv"
 	done
-	# Two boots of each, alternating, so that boot-to-boot variation shows.
-	step "cost of the kill hook: patched kernel (key on and off) and stock $KBASE, same config, twice"
-	timeout=900
-	for i in 1 2; do
-		guest_bench "$KBASE" "$OBJ/arch/x86/boot/bzImage" "overhead-patched-$i.txt" \
-			-o --csv "/job/out/overhead-patched-$i.csv"
-		guest_bench "$KBASE" "$stock_kernel" "overhead-stock-$i.txt" \
-			-o --csv "/job/out/overhead-stock-$i.csv"
-	done
+	overhead_runs
 	step "kernel CPU per covered kill, 10000 idle processes alive (reap_cost)"
 	for b in $KBASES; do
 		for shared in "" --shared; do
@@ -363,18 +385,11 @@ full)
 	# shellcheck disable=SC2046 # one CSV per base
 	side_by_side "$labels" $(for b in $KBASES; do echo "$out/reap_bench-$b.csv"; done) |
 		tee "$out/side-by-side.txt"
-	provenance "$STOCK_OBJ"
-	for i in 1 2; do
-		cat "$out/overhead-patched-$i.txt" "$out/overhead-stock-$i.txt"
-		compare_overhead "$out/overhead-patched-$i.csv" "$out/overhead-stock-$i.csv"
-	done
+	overhead_report
 	for b in $KBASES; do
 		provenance "$BUILD/obj/linux-$b"
 		cat "$out/reap_cost-$b.txt" "$out/reap_cost--shared-$b.txt"
 	done
-	# Only key_on against key_off, interleaved in one boot, is free of this.
-	boot_spread stock "$out/overhead-stock-1.csv" "$out/overhead-stock-2.csv"
-	boot_spread key_off "$out/overhead-patched-1.csv" "$out/overhead-patched-2.csv"
 	for b in $KBASES; do
 		"$TOP/scripts/plot-bench.sh" "$out/reap_bench-$b.csv" "$out/reap_bench-$b.png"
 	done
@@ -385,6 +400,12 @@ full)
 	done
 	oomd_rounds
 	say "CSVs, charts and the side-by-side table: ${out#"$TOP"/}/"
+	;;
+overhead)
+	build "$KBASE"
+	"$TOP/scripts/build-kernel.sh" stock
+	overhead_runs
+	overhead_report
 	;;
 curves)
 	build "$KBASE"

@@ -8,10 +8,10 @@
 #define _LINUX_REAP_ON_KILL_H
 
 #include <linux/jump_label.h>
-#include <linux/memcontrol.h>
 #include <linux/sched/signal.h>
 #include <linux/reap_on_kill_types.h>
 
+struct cgroup_taskset;
 struct kernfs_open_file;
 struct mem_cgroup;
 struct seq_file;
@@ -52,34 +52,10 @@ enum reap_on_kill_result {
 
 DECLARE_STATIC_KEY_FALSE(reap_on_kill_key);
 
-void __reap_on_kill_queue(struct task_struct *p,
-			  struct cgroup_subsys_state *css);
+void __reap_on_kill_queue(struct task_struct *p);
 void __reap_on_kill_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm);
-
-/**
- * reap_on_kill_covered - does @p's memory cgroup have memory.reap_on_kill?
- * @p: a task whose siglock the caller holds
- *
- * Inline, as complete_signal() asks it for every fatal signal while any
- * cgroup has the file set: a task outside covered cgroups pays three
- * dependent loads and a test, not a call.  No rcu_read_lock() is needed:
- * siglock keeps us in an RCU read-side critical section (interrupts off,
- * or rcu_read_lock() inside PREEMPT_RT's spinlocks), so the memcg, which
- * is freed after a grace period once @p moved away, stays valid.
- *
- * Return: @p's memory cgroup's css if it is covered, else NULL.
- */
-static inline struct cgroup_subsys_state *
-reap_on_kill_covered(struct task_struct *p)
-{
-	struct cgroup_subsys_state *css;
-
-	css = task_css_check(p, memory_cgrp_id,
-			     lockdep_is_held(&p->sighand->siglock));
-	if (css && READ_ONCE(mem_cgroup_from_css(css)->reap_on_kill_effective))
-		return css;
-	return NULL;
-}
+void __reap_on_kill_fork(struct task_struct *p);
+void __reap_on_kill_attach(struct cgroup_taskset *tset);
 
 /**
  * reap_on_kill_queue - reap a killed process if its memory cgroup asks for it
@@ -88,8 +64,9 @@ reap_on_kill_covered(struct task_struct *p)
  * Called by complete_signal() right after it made a signal fatal to @p's
  * whole thread group (SIGNAL_GROUP_EXIT), with @p's siglock held and
  * interrupts off, possibly in hard-IRQ context.  Costs a patched-out
- * branch while no memory cgroup has memory.reap_on_kill set, and
- * reap_on_kill_covered() while one has.
+ * branch while no memory cgroup has memory.reap_on_kill set, and the test
+ * of a bit in the process's signal_struct while one has: whether the
+ * process is covered is kept there, see reap_on_kill_update_process().
  *
  * Never called for a fatal signal that complete_signal() leaves queued
  * for a thread to dequeue later (get_signal() then exits the group), for
@@ -99,13 +76,37 @@ reap_on_kill_covered(struct task_struct *p)
  */
 static inline void reap_on_kill_queue(struct task_struct *p)
 {
-	struct cgroup_subsys_state *css;
+	if (static_branch_unlikely(&reap_on_kill_key) &&
+	    test_bit(REAP_ON_KILL_COVERED, &p->signal->reap_on_kill.flags))
+		__reap_on_kill_queue(p);
+}
 
-	if (static_branch_unlikely(&reap_on_kill_key)) {
-		css = reap_on_kill_covered(p);
-		if (css)
-			__reap_on_kill_queue(p, css);
-	}
+/**
+ * reap_on_kill_fork - note whether a new process is covered
+ * @p: the new task, linked on its css_set, not yet woken
+ *
+ * Called by the memory controller's fork callback.  A kill that finds @p
+ * before, by its pid or by cgroup.kill's walk of the cgroup, leads to no
+ * reap: @p never ran, so all it has is its parent's memory, copy-on-write,
+ * which a reap would not free.
+ */
+static inline void reap_on_kill_fork(struct task_struct *p)
+{
+	if (static_branch_unlikely(&reap_on_kill_key) && thread_group_leader(p))
+		__reap_on_kill_fork(p);
+}
+
+/**
+ * reap_on_kill_attach - note whether migrated processes are covered
+ * @tset: the tasks that changed memory cgroup
+ *
+ * Called by the memory controller's attach callback, after the tasks
+ * moved.
+ */
+static inline void reap_on_kill_attach(struct cgroup_taskset *tset)
+{
+	if (static_branch_unlikely(&reap_on_kill_key))
+		__reap_on_kill_attach(tset);
 }
 
 /**
@@ -133,6 +134,14 @@ ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
 #else /* !CONFIG_MEMCG_REAP_ON_KILL */
 
 static inline void reap_on_kill_queue(struct task_struct *p)
+{
+}
+
+static inline void reap_on_kill_fork(struct task_struct *p)
+{
+}
+
+static inline void reap_on_kill_attach(struct cgroup_taskset *tset)
 {
 }
 

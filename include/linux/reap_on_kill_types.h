@@ -11,9 +11,13 @@ struct task_struct;
 /* Bits in reap_on_kill::flags */
 #define REAP_ON_KILL_QUEUED	0	/* the reap was queued; never cleared */
 #define REAP_ON_KILL_FENCED	1	/* no victim thread runs user code */
+#define REAP_ON_KILL_COVERED	2	/* the memcg is covered; may change */
 
 /**
- * struct reap_on_kill - a killed process's pending expedited reap
+ * struct reap_on_kill - a process's expedited reap, pending once it is killed
+ * @flags: REAP_ON_KILL_* bits, changed atomically: QUEUED and FENCED are
+ *	set once, COVERED follows the process's memcg and its setting (see
+ *	reap_on_kill_update_process() in mm/reap_on_kill.c)
  * @dwork: runs the reap on reap_on_kill_wq, at once, and again after a
  *	delay while the victim holds mmap_lock for writing or has a robust
  *	futex list out of memory
@@ -29,7 +33,6 @@ struct task_struct;
  * @attempts: how many times the worker ran, only touched by the worker
  * @robust_reads: words of robust futex lists the worker read so far, and
  *	threads it looked at, over all attempts, only touched by the worker
- * @flags: REAP_ON_KILL_* bits
  *
  * Lives in signal_struct, so queueing a reap from the signal path never
  * allocates memory: a process is killed at most once, so one is enough.

@@ -1111,8 +1111,9 @@ static void run_row(enum condition c, long size_mib, int n, bool file,
 /*
  * The series hooks complete_signal() where it turns a signal into a group
  * exit: a static branch, taken while any cgroup has memory.reap_on_kill
- * set, then a call that looks up the task's memcg and tests its flag.  What
- * that costs a process outside covered cgroups is measured by timing
+ * set, then the test of a bit in the process's signal_struct, which the
+ * memory controller keeps up to date on writes, migrations and forks.
+ * What that costs a process outside covered cgroups is measured by timing
  * kill(SIGKILL) alone, the syscall whose work is that path, on a child that
  * has not run yet: this task is SCHED_FIFO and pinned, the child is born
  * (CLONE_INTO_CGROUP) in a cgroup confined to the same CPU, so it cannot run
@@ -1126,10 +1127,13 @@ static void run_row(enum condition c, long size_mib, int n, bool file,
  * not, and is what compares across boots (stock and patched kernels).
  *
  * Key on: the sibling cgroup "covered" has memory.reap_on_kill=1, so the
- * branch is taken and the child's memcg is looked up; key off: no cgroup
- * has it, the branch is patched out.  Blocks of OH_BLOCK samples alternate
- * between the two, the first sample of a block is dropped (it runs freshly
- * patched code), and pairs of adjacent blocks give the paired comparison.
+ * branch is taken and the bit tested; key off: no cgroup has it, the
+ * branch is patched out.  The clone3() that makes each child is timed as
+ * well, as the memcg's fork callback works out the new process's bit
+ * while the key is on: its key_on / key_off is the cost a fork pays.
+ * Blocks of OH_BLOCK samples alternate between the two, the first sample
+ * of a block is dropped (it runs freshly patched code), and pairs of
+ * adjacent blocks give the paired comparison.
  * Sampling stops once the 95% CI of every state's median ratio is narrower
  * than --ci percent of it.
  */
@@ -1147,6 +1151,7 @@ struct oh_state {
 	long long *kill, *ref;	/* per sample, ns */
 	long long *ratio;	/* per sample, kill / ref in millionths */
 	long long *block_med;	/* per block, median kill time, ns */
+	long long *block_fork;	/* per block, median clone3() time, ns */
 	int n, blocks;
 	int spoiled;		/* samples whose child ran before the kill */
 };
@@ -1201,14 +1206,14 @@ static FILE *raw;
 /* One block of samples into @s; returns 0, or -1 with a message. */
 static int oh_block(int cg_fd, int *ran, struct oh_state *s, enum key_state k)
 {
-	long long kill_ns[OH_BLOCK];
+	long long kill_ns[OH_BLOCK], fork_ns[OH_BLOCK];
 	int i, status, kept = 0;
 
 	for (i = 0; i < OH_BLOCK; i++) {
 		int before = __atomic_load_n(ran, __ATOMIC_SEQ_CST), r0, r1;
-		bool spoiled;
-		long long t0, t1, t2;
+		long long tf = now_ns(), t0, t1, t2;
 		pid_t pid = clone_into_cgroup(cg_fd);
+		bool spoiled;
 
 		if (pid < 0) {
 			fprintf(stderr, "reap_bench: clone3(CLONE_INTO_CGROUP): %s\n",
@@ -1252,9 +1257,11 @@ static int oh_block(int cg_fd, int *ran, struct oh_state *s, enum key_state k)
 		s->kill[s->n] = t2 - t1;
 		s->ref[s->n] = t1 - t0;
 		s->ratio[s->n] = (t2 - t1) * 1000000 / (t1 - t0 ? t1 - t0 : 1);
+		fork_ns[kept] = t0 - tf;
 		kill_ns[kept++] = t2 - t1;
 		s->n++;
 	}
+	s->block_fork[s->blocks] = kept ? median_ci(fork_ns, kept).median : 0;
 	s->block_med[s->blocks++] = kept ? median_ci(kill_ns, kept).median : 0;
 	return 0;
 }
@@ -1328,17 +1335,23 @@ static void oh_report(enum key_state k, const struct oh_state *s)
 			ref.median, r.median / 1e6, r.lo / 1e6, r.hi / 1e6);
 }
 
-/* key_on against key_off: the ratios of adjacent blocks' medians. */
-static void oh_report_pairs(const struct oh_state *on, const struct oh_state *off)
+/*
+ * key_on against key_off: the ratios of adjacent blocks' medians, of
+ * kill(SIGKILL) ("paired", in the CSV) or of the clone3() that made the
+ * child ("paired_fork": the memcg's fork callback runs while the key is
+ * on).
+ */
+static void oh_report_pairs(const long long *on, const long long *off,
+			    int blocks, const char *what, const char *row)
 {
-	int i, n = 0, blocks = on->blocks < off->blocks ? on->blocks : off->blocks;
 	long long *r = malloc(sizeof(*r) * (blocks + 1));
 	struct oh_stat p;
+	int i, n = 0;
 
 	for (i = 0; r && i < blocks; i++)
 		/* A block all of whose children ran has no median. */
-		if (on->block_med[i] && off->block_med[i])
-			r[n++] = on->block_med[i] * 1000000 / off->block_med[i];
+		if (on[i] && off[i])
+			r[n++] = on[i] * 1000000 / off[i];
 	if (n < 2) {
 		free(r);
 		return;
@@ -1347,9 +1360,10 @@ static void oh_report_pairs(const struct oh_state *on, const struct oh_state *of
 	free(r);
 	printf("key_on / key_off, paired: %+.2f%% (95%% CI %+.2f..%+.2f%%)",
 	       p.median / 1e4 - 100, p.lo / 1e4 - 100, p.hi / 1e4 - 100);
-	printf(", median ratio of the median kill(SIGKILL) of %d pairs of adjacent blocks\n", n);
+	printf(", median ratio of the median %s of %d pairs of adjacent blocks\n",
+	       what, n);
 	if (csv)
-		fprintf(csv, "paired,,%d,,,,,%.6f,%.6f,%.6f\n", n, p.median / 1e6,
+		fprintf(csv, "%s,,%d,,,,,%.6f,%.6f,%.6f\n", row, n, p.median / 1e6,
 			p.lo / 1e6, p.hi / 1e6);
 }
 
@@ -1378,7 +1392,9 @@ static int run_overhead(const struct opts *o)
 		st[k].ref = malloc(sizeof(long long) * OH_MAX_SAMPLES);
 		st[k].ratio = malloc(sizeof(long long) * OH_MAX_SAMPLES);
 		st[k].block_med = malloc(sizeof(long long) * OH_MAX_SAMPLES);
-		if (!st[k].kill || !st[k].ref || !st[k].ratio || !st[k].block_med)
+		st[k].block_fork = malloc(sizeof(long long) * OH_MAX_SAMPLES);
+		if (!st[k].kill || !st[k].ref || !st[k].ratio ||
+		    !st[k].block_med || !st[k].block_fork)
 			goto out;
 	}
 	printf("# overhead on the fatal-signal path of a process outside covered cgroups\n"
@@ -1390,7 +1406,7 @@ static int run_overhead(const struct opts *o)
 	       "#   The child exits after the clock stopped.\n", cpu);
 	if (have_reap)
 		printf("#   key_on: a sibling cgroup has memory.reap_on_kill=1, so the static\n"
-		       "#   branch is taken and the child's memcg looked up; key_off: no cgroup\n"
+		       "#   branch is taken and the child's bit tested; key_off: no cgroup\n"
 		       "#   has it.  Blocks of %d samples alternate between the two (the first\n"
 		       "#   sample of each is dropped),\n", OH_BLOCK);
 	else
@@ -1425,8 +1441,15 @@ static int run_overhead(const struct opts *o)
 			"ref_median_ns,ratio_median,ratio_ci95_lo,ratio_ci95_hi");
 	for (k = first; k <= last; k++)
 		oh_report(k, &st[k]);
-	if (have_reap)
-		oh_report_pairs(&st[KEY_ON], &st[KEY_OFF]);
+	if (have_reap) {
+		int blocks = st[KEY_ON].blocks < st[KEY_OFF].blocks ?
+			     st[KEY_ON].blocks : st[KEY_OFF].blocks;
+
+		oh_report_pairs(st[KEY_ON].block_med, st[KEY_OFF].block_med,
+				blocks, "kill(SIGKILL)", "paired");
+		oh_report_pairs(st[KEY_ON].block_fork, st[KEY_OFF].block_fork,
+				blocks, "clone3() of the child", "paired_fork");
+	}
 	if (!done)
 		printf("# the CI target was not reached\n");
 	printf("# %.0f s\n", (now_ns() - t0) / 1e9);
@@ -1439,6 +1462,7 @@ out:
 		free(st[k].ref);
 		free(st[k].ratio);
 		free(st[k].block_med);
+		free(st[k].block_fork);
 	}
 	if (cg_fd >= 0)
 		close(cg_fd);

@@ -57,6 +57,7 @@ enum victim_mode {
 	V_ROBUST,	/* hold a shared and a private robust mutex */
 	V_PATTERN,	/* fill memory with an address-derived pattern */
 	V_DUMP_ON_QUIT,	/* V_PATTERN, and dump core when sent SIGQUIT */
+	V_LEADER_EXITED, /* allocate, then leave a thread and exit the main one */
 };
 
 struct victim_args {
@@ -258,6 +259,13 @@ static bool trace_is(const struct trace_event *ev, const char *key,
 
 static int got_term;
 
+static void *wait_forever(void *unused)
+{
+	for (;;)
+		pause();
+	return NULL;
+}
+
 static void on_term(int sig)
 {
 	__atomic_store_n(&got_term, 1, __ATOMIC_RELAXED);
@@ -313,6 +321,13 @@ static void victim_main(int fd, void *arg)
 	case V_COREDUMP:
 		raise(SIGQUIT);
 		_exit(4);
+	case V_LEADER_EXITED: {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, wait_forever, NULL))
+			_exit(5);
+		pthread_exit(NULL);
+	}
 	default:
 		break;
 	}
@@ -379,13 +394,6 @@ static int unthrottle_and_reap(const char *cgroup, pid_t pid, int *status)
 }
 
 /*
- * Throttle a victim that spins in user space to cpu.max 1% and SIGKILL it
- * as soon as cpu.stat shows it throttled: it then stays off the CPU until
- * the period ends, up to 99 ms later, and even then gets 1 ms per 100 ms,
- * so its exit path starts long after the reap worker ran.  If sent is not
- * NULL, it gets the time just before kill().
- */
-/*
  * True if the cgroup's tasks used no CPU for 10 ms: with cpu.max 1% and a
  * 100 ms period, a runnable victim that does not run is throttled.
  */
@@ -404,7 +412,8 @@ static bool cpu_stood_still(const char *cgroup)
  * nr_throttled rises at the period boundary, just before the throttled
  * group gets its new quota (do_sched_cfs_period_timer()), so a rise alone
  * means "about to run": wait until the new quota is used up, i.e. until
- * the group's CPU time stands still, and kill then.
+ * the group's CPU time stands still, and kill then.  If @sent is not
+ * NULL, it gets the time just before kill().
  */
 static int kill_when_throttled_at(const char *cgroup, pid_t pid,
 				  long long *sent)
@@ -610,6 +619,159 @@ static int test_hierarchy(const char *root)
 		goto out;
 	ret = KSFT_PASS;
 out:
+	pair_destroy(&cg);
+	return ret;
+}
+
+/*
+ * Kill @pid, a 64 MiB victim in @cgroup, throttled, and check that it is
+ * reaped if @covered, and otherwise that no reap is even queued (the
+ * trace) in the second after the kill.  A nonzero @setup_err says that
+ * preparing the round failed: the victim is only killed and waited for.
+ * 0 if all went as expected; says why not.
+ */
+static int kill_expect(const char *cgroup, pid_t pid, int setup_err,
+		       bool covered, const char *what)
+{
+	long before = events(cgroup, "memory.events", "kill_reap ");
+	int ret = -1, status, queued;
+
+	if (setup_err) {
+		ksft_print_msg("%s: setting up failed\n", what);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return -1;
+	}
+	if (cg_write(cgroup, "cpu.max", THROTTLE) || kill(pid, SIGKILL))
+		goto out;
+	if (covered) {
+		if (!expect_reaps(cgroup, before + 1) ||
+		    wait_mem_below(cgroup, MB(16), now_ns()) < 0)
+			goto out;
+	} else {
+		sleep_ms(1000);
+	}
+	ret = 0;
+out:
+	if (ret)
+		kill(pid, SIGKILL);
+	if (unthrottle_and_reap(cgroup, pid, &status))
+		ret = -1;
+	queued = trace_find("reap_on_kill_queue", pid, NULL, 0);
+	if (!ret && queued != covered)
+		ret = -1;
+	if (ret)
+		ksft_print_msg("%s: %d reaps queued for pid %d, kill_reap %ld, want %s\n",
+			       what, queued, pid,
+			       events(cgroup, "memory.events", "kill_reap "),
+			       covered ? "a reap" : "none");
+	return ret;
+}
+
+/* Wait until @pid's main thread has exited, leaving its other threads. */
+static bool leader_exited(pid_t pid)
+{
+	long long end = now_ns() + 10 * SECOND;
+	char path[64], buf[512], *state;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	while (now_ns() < end) {
+		FILE *f = fopen(path, "r");
+		bool zombie = false;
+
+		if (!f)
+			return false;
+		if (fgets(buf, sizeof(buf), f)) {
+			state = strrchr(buf, ')');
+			zombie = state && state[1] == ' ' && state[2] == 'Z';
+		}
+		fclose(f);
+		if (zombie)
+			return true;
+		usleep(1000);
+	}
+	ksft_print_msg("the main thread of %d did not exit\n", pid);
+	return false;
+}
+
+/*
+ * Whether a process is covered follows its cgroup and the setting through
+ * every way either changes: the kill path tests a bit the kernel keeps in
+ * the process and updates on writes, migrations and forks.  A process
+ * that was already in the subtree when the setting was written, one that
+ * clone3(CLONE_INTO_CGROUP) starts there from outside, one moved in by
+ * another process, and one moved in after its main thread exited (the
+ * exited leader stays behind in its old cgroup, and is what kill() of the
+ * process signals) are reaped; one moved out of the subtree, and one
+ * whose ancestor's setting was cleared while another cgroup keeps the
+ * feature in use, are not.  Fails if any of these comes out the other
+ * way.
+ */
+static int test_coverage_follows_task(const char *root)
+{
+	struct victim_args a = { .size = MB(64), .mode = V_PAUSE };
+	struct pair cg = { };
+	int ret = KSFT_FAIL;
+	char *outside;
+	pid_t pid;
+	char c;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	outside = cg_name(root, "reap_on_kill_outside");
+	if (!outside || pair_create(root, &cg) || cg_create(outside) ||
+	    trace_begin(reap_events))
+		goto out;
+
+	pid = spawn_victim(cg.leaf, &a);
+	if (pid < 0 ||
+	    kill_expect(cg.leaf, pid,
+			cg_write(cg.parent, "memory.reap_on_kill", "1"),
+			true, "in the subtree before the write"))
+		goto out;
+
+	pid = spawn_cloned_into_cgroup(cg.leaf, victim_main, &a, &c, 1);
+	if (pid < 0 ||
+	    kill_expect(cg.leaf, pid, 0, true, "cloned into the subtree"))
+		goto out;
+
+	pid = spawn_victim(outside, &a);
+	if (pid < 0 ||
+	    kill_expect(cg.leaf, pid, cg_enter(cg.leaf, pid), true,
+			"moved into the subtree"))
+		goto out;
+
+	a.mode = V_LEADER_EXITED;
+	pid = spawn_victim(outside, &a);
+	a.mode = V_PAUSE;
+	if (pid < 0 ||
+	    kill_expect(cg.leaf, pid,
+			!leader_exited(pid) || cg_enter(cg.leaf, pid), true,
+			"moved in after its main thread exited"))
+		goto out;
+
+	pid = spawn_victim(cg.leaf, &a);
+	if (pid < 0 ||
+	    kill_expect(outside, pid, cg_enter(outside, pid), false,
+			"moved out of the subtree"))
+		goto out;
+
+	/* Another cgroup keeps the static key on. */
+	if (cg_write(outside, "memory.reap_on_kill", "1"))
+		goto out;
+	pid = spawn_victim(cg.leaf, &a);
+	if (pid < 0 ||
+	    kill_expect(cg.leaf, pid,
+			cg_write(cg.parent, "memory.reap_on_kill", "0"),
+			false, "the ancestor's setting cleared"))
+		goto out;
+	ret = KSFT_PASS;
+out:
+	trace_end();
+	if (outside) {
+		cg_destroy(outside);
+		free(outside);
+	}
 	pair_destroy(&cg);
 	return ret;
 }
@@ -1004,7 +1166,6 @@ out:
 	return ret;
 }
 
-/* The setting is 0, or the signal is not fatal: no reap may happen. */
 /*
  * The setting is 0, or the signal is not fatal: no reap may happen.  A
  * sibling cgroup has the setting, so the static key is on and the kill
@@ -4350,6 +4511,7 @@ static const struct reap_test {
 } tests[] = {
 	T(test_interface),
 	T(test_hierarchy),
+	T(test_coverage_follows_task),
 	T(test_events_notify),
 	T(test_throttled_victim),
 	T(test_trigger_sigkill),

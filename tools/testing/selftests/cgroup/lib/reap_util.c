@@ -224,6 +224,52 @@ void tracefs_end(const char *instance)
 	rmdir(instance);
 }
 
+/*
+ * Fork a child that runs @fn in @cgroup: it moves itself there first, or,
+ * with @clone_into, clone3(CLONE_INTO_CGROUP) starts it there.
+ */
+static pid_t spawn(const char *cgroup, bool clone_into,
+		   void (*fn)(int fd, void *arg), void *arg, void *msg,
+		   size_t size)
+{
+	int p[2], cg_fd = -1;
+	pid_t pid;
+
+	if (clone_into) {
+		cg_fd = dirfd_open_opath(cgroup);
+		if (cg_fd < 0)
+			return -1;
+	}
+	if (pipe(p)) {
+		if (cg_fd >= 0)
+			close(cg_fd);
+		return -1;
+	}
+	pid = clone_into ? clone_into_cgroup(cg_fd) : fork();
+	if (cg_fd >= 0 && pid != 0)
+		close(cg_fd);
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		if (!clone_into && cg_enter_current(cgroup))
+			_exit(1);
+		fn(p[1], arg);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], msg, size) != (ssize_t)size) {
+		close(p[0]);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
 /**
  * spawn_in_cgroup() - fork a child into a cgroup and wait until it is ready
  * @cgroup: the cgroup the child moves itself to first (exit status 1 if
@@ -241,32 +287,25 @@ void tracefs_end(const char *instance)
 pid_t spawn_in_cgroup(const char *cgroup, void (*fn)(int fd, void *arg),
 		      void *arg, void *msg, size_t size)
 {
-	int p[2];
-	pid_t pid;
+	return spawn(cgroup, false, fn, arg, msg, size);
+}
 
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		if (cg_enter_current(cgroup))
-			_exit(1);
-		fn(p[1], arg);
-		_exit(0);
-	}
-	close(p[1]);
-	if (read(p[0], msg, size) != (ssize_t)size) {
-		close(p[0]);
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	close(p[0]);
-	return pid;
+/**
+ * spawn_cloned_into_cgroup() - spawn_in_cgroup(), born in the cgroup
+ * @cgroup: where clone3(CLONE_INTO_CGROUP) starts the child, which never
+ *	    runs anywhere else
+ * @fn: as for spawn_in_cgroup()
+ * @arg: for @fn
+ * @msg: as for spawn_in_cgroup()
+ * @size: as for spawn_in_cgroup()
+ *
+ * Return: as spawn_in_cgroup().
+ */
+pid_t spawn_cloned_into_cgroup(const char *cgroup,
+			       void (*fn)(int fd, void *arg), void *arg,
+			       void *msg, size_t size)
+{
+	return spawn(cgroup, true, fn, arg, msg, size);
 }
 
 /**

@@ -91,6 +91,9 @@ void tracefs_end(const char *instance);
 
 pid_t spawn_in_cgroup(const char *cgroup, void (*fn)(int fd, void *arg),
 		      void *arg, void *msg, size_t size);
+pid_t spawn_cloned_into_cgroup(const char *cgroup,
+			       void (*fn)(int fd, void *arg), void *arg,
+			       void *msg, size_t size);
 void spawn_ready(int fd, const void *msg, size_t size);
 int waitpid_until(pid_t pid, int *status, long long deadline);
 
