@@ -21,7 +21,7 @@
 #                   bench-curves): one victim of 256 MiB, 1 GiB and 4 GiB
 #                   at cpu.max 1% against the number of workers that
 #                   unmap it, beside the same victim freeing itself
-#                   unthrottled; 1 to 64 victims through one cgroup.kill;
+#                   unthrottled, and 1 GiB blocked in uninterruptible I/O; 1 to 64 victims through one cgroup.kill;
 #                   the latency to the first pages and where the reap's
 #                   time goes (tracepoints, and perf's profile of a
 #                   reap), next to process_mrelease (CURVE_REPS runs per
@@ -158,9 +158,18 @@ curves() {
 	GUEST_MEM=6G guest_bench "$b" "$k" "curve-4g-reap-$b.txt" \
 		-s 4096 -n 1 -c cpumax1 -m mrelease,reap -w 1,2 -T -r "$reps" -t 30 \
 		--csv "/job/out/curve-4g-reap-$b.csv"
-	# One table: the 4 GiB rows after the others, without their headers.
+	# On mainline a killed task runs its exit path at once even at cpu.max
+	# 1% (task-based throttling parks it only on its way to user space), so
+	# there the reap shares the CPUs with the victim's own exit.  A victim
+	# blocked in uninterruptible I/O cannot run on either kernel.
+	step "$b: one victim of 1 GiB blocked in uninterruptible I/O (io.max) at the kill, 1 and 2 workers"
+	guest_bench "$b" "$k" "curve-dstate-$b.txt" \
+		-s 1024 -n 1 -c iomax -m plain,mrelease,reap -w 1,2 -T -r "$reps" -t 20 \
+		--csv "/job/out/curve-dstate-$b.csv"
+	# One table: the 4 GiB and D-state rows after the others, without their headers.
 	tail -n +2 "$out/curve-4g-plain-$b.csv" >> "$out/curve-sizes-$b.csv"
 	tail -n +2 "$out/curve-4g-reap-$b.csv" >> "$out/curve-sizes-$b.csv"
+	tail -n +2 "$out/curve-dstate-$b.csv" >> "$out/curve-sizes-$b.csv"
 	step "$b: 1 to 64 victims of 32 MiB at cpu.max 1%, one cgroup.kill"
 	GUEST_MEM=6G guest_bench "$b" "$k" "curve-victims-$b.txt" \
 		-e 32 -n 1 -n 4 -n 16 -n 64 -c cpumax1 -m mrelease,reap -T \
@@ -188,6 +197,12 @@ curve_summary() {
 		wake[k] = $17; prep[k] = $18; unmap[k] = $19; ffree[k] = $20
 		if (!($3 in seen)) { seen[$3] = 1; sizes[++ns] = $3 }
 		if (!($15 in wseen)) { wseen[$15] = 1; ws[++nw] = $15 }
+	}
+	file == 1 && $1 == "io.max D state" && $5 == "plain" { dplain[$3] = $6 }
+	file == 1 && $1 == "io.max D state" && $5 == "mrelease" { dmrel[$3] = $6 }
+	file == 1 && $1 == "io.max D state" && $5 == "reap_on_kill" {
+		dreap[$3, $15] = $6; dreapmax[$3, $15] = $8
+		if (!($3 in dseen)) { dseen[$3] = 1; dsizes[++nd] = $3 }
 	}
 	file == 2 && $5 == "reap_on_kill" { vr[$4] = $6; vrmax[$4] = $8; vn[++nv] = $4 }
 	file == 2 && $5 == "mrelease" { vm[$4] = $6 }
@@ -221,6 +236,18 @@ curve_summary() {
 		for (i = 1; i <= ns; i++) {
 			k = c SUBSEP sizes[i] SUBSEP dflt
 			printf "%6s MiB: %s, %s, %s; first pages freed %s; first 1%% back %s\n", sizes[i], wake[k], prep[k], unmap[k], ffree[k], first[k]
+		}
+		if (nd) {
+			print "One victim blocked in uninterruptible I/O (io.max) at the kill: median ms (worst),"
+			print "and the ratio to the same victim freeing itself unthrottled"
+			for (i = 1; i <= nd; i++) {
+				z = dsizes[i]; s = plain[u, z]
+				printf "%6s MiB: self-free %s, plain %s, mrelease %s %s", z, s, dplain[z], dmrel[z], ratio(dmrel[z], s)
+				for (j = 1; j <= nw; j++)
+					if ((z SUBSEP ws[j]) in dreap)
+						printf ", reap w=%s %s (%s) %s", ws[j], dreap[z, ws[j]], dreapmax[z, ws[j]], ratio(dreap[z, ws[j]], s)
+				print ""
+			}
 		}
 		if (!nv) exit
 		print "Victims of 32 MiB killed by one cgroup.kill at cpu.max 1%: median ms, and reap against"
