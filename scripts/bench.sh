@@ -146,7 +146,7 @@ oomd_rounds() {
 # $out/curve-{sizes,victims}-BASE.{txt,csv} and curve-summary-BASE.txt.
 # The 4 GiB victim needs a guest of 6 GiB.
 curves() {
-	local b=$1 k reps=${CURVE_REPS:-3}
+	local b=$1 k f reps=${CURVE_REPS:-3}
 	k=$(kernel_of "$b")
 	step "$b: one victim of 256 MiB and 1 GiB, unthrottled and at cpu.max 1%, against the workers that unmap it"
 	guest_bench "$b" "$k" "curve-sizes-$b.txt" \
@@ -167,9 +167,9 @@ curves() {
 		-s 1024 -n 1 -c iomax -m plain,mrelease,reap -w 1,2 -T -r "$reps" -t 20 \
 		--csv "/job/out/curve-dstate-$b.csv"
 	# One table: the 4 GiB and D-state rows after the others, without their headers.
-	tail -n +2 "$out/curve-4g-plain-$b.csv" >> "$out/curve-sizes-$b.csv"
-	tail -n +2 "$out/curve-4g-reap-$b.csv" >> "$out/curve-sizes-$b.csv"
-	tail -n +2 "$out/curve-dstate-$b.csv" >> "$out/curve-sizes-$b.csv"
+	for f in 4g-plain 4g-reap dstate; do
+		tail -n +2 "$out/curve-$f-$b.csv"
+	done >> "$out/curve-sizes-$b.csv"
 	step "$b: 1 to 64 victims of 32 MiB at cpu.max 1%, one cgroup.kill"
 	GUEST_MEM=6G guest_bench "$b" "$k" "curve-victims-$b.txt" \
 		-e 32 -n 1 -n 4 -n 16 -n 64 -c cpumax1 -m mrelease,reap -T \
