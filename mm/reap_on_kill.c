@@ -211,10 +211,10 @@ static void reap_on_kill_work(struct work_struct *work);
 
 /*
  * @p's memory cgroup's css if memory.reap_on_kill is in effect there, else
- * NULL.  No rcu_read_lock() is needed under siglock, which keeps us in an
- * RCU read-side critical section (interrupts off, or rcu_read_lock()
- * inside PREEMPT_RT's spinlocks): the memcg, which is freed after a grace
- * period once @p moved away, stays valid.
+ * NULL.  Called under rcu_read_lock() or siglock, which keeps us in an
+ * RCU read-side critical section as well (interrupts off, or
+ * rcu_read_lock() inside PREEMPT_RT's spinlocks): the memcg, which is
+ * freed after a grace period once @p moved away, stays valid.
  */
 static struct cgroup_subsys_state *reap_on_kill_covered(struct task_struct *p)
 {
@@ -1348,7 +1348,7 @@ void __reap_on_kill_attach(struct cgroup_taskset *tset)
 void __reap_on_kill_fork(struct task_struct *p)
 {
 	rcu_read_lock();
-	if (READ_ONCE(mem_cgroup_from_task(p)->reap_on_kill_effective))
+	if (reap_on_kill_covered(p))
 		set_bit(REAP_ON_KILL_COVERED, &p->signal->reap_on_kill.flags);
 	rcu_read_unlock();
 }
