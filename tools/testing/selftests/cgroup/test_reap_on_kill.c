@@ -3985,7 +3985,7 @@ static int migrate_round(const char *root, bool remove)
 	struct trace_event queue, fin;
 	struct worker_hold hold = { };
 	int ret = -1, status, err;
-	long leaf_reaps, moved_reaps, parent_reaps;
+	long leaf_reaps, moved_reaps, parent_reaps, unfreed;
 	pid_t pid = -1, eater = -1, hog = -1;
 	struct pair cg = { };
 	char *moved = NULL;
@@ -4033,8 +4033,18 @@ static int migrate_round(const char *root, bool remove)
 	release_worker(&hold);
 
 	if (!expect_reaps(remove ? moved : cg.leaf, 1) ||
-	    !reaped_at_least(pid, a.size / 1024 * 3 / 4, &fin) ||
-	    wait_below(cg.parent, "memory.current", MB(16), now_ns(),
+	    !reaped_at_least(pid, a.size / 1024 * 3 / 4, &fin))
+		goto out;
+	/*
+	 * What the reap freed must be uncharged from the parent.  A victim
+	 * that got a slice of its CPU since the kill may have begun its own
+	 * exit_mmap(): pages it took off the page tables wait in its
+	 * mmu_gather (up to some 40 MiB) until it runs again, after
+	 * end_starve().  Those are not the reap's to free.
+	 */
+	unfreed = (long)a.size - trace_field(&fin, "freed") * 1024;
+	if (wait_below(cg.parent, "memory.current",
+		       MB(16) + (unfreed > 0 ? unfreed : 0), now_ns(),
 		       10 * SECOND) < 0)
 		goto out;
 	err = trace_find("reap_on_kill_queue", pid, &queue, 1) != 1 ||
@@ -4092,9 +4102,9 @@ out:
  * it still happens, and both the trace and kill_reap name the old cgroup
  * (memcg_id from the kill), where the pages stay charged; once the old
  * cgroup is removed, kill_reap goes to the victim's new one, which has no
- * reap_on_kill of its own.  The pages are uncharged from the parent.
- * Fails if the reap was lost, counted twice or in the wrong cgroup, or
- * the memory stayed.
+ * reap_on_kill of its own.  The pages the reap freed are uncharged from the
+ * parent.  Fails if the reap was lost, counted twice or in the wrong
+ * cgroup, or the memory it freed stayed charged.
  */
 static int test_migrated_before_reap(const char *root)
 {
