@@ -84,6 +84,14 @@ export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 export CCACHE_BASEDIR=$BUILD
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
 export CCACHE_NOHASHDIR=1
+# Depend mode: a miss does not run the preprocessor a second time to hash
+# its output; the compiler's own dependency list (kbuild's -Wp,-MMD,
+# meson's -MD) says which headers a hit must match.  Measured on 91 kernel
+# objects here (kernel/, fs/ext4/, -j3): plain gcc 76-83 s, an empty cache
+# 103 s by default and 78 s in depend mode, a full one 15 s and 8 s.  A
+# cold make check compiles everything once, so this is most of a kernel
+# build's ccache overhead.
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 export KBUILD_BUILD_USER=reap-on-kill
 export KBUILD_BUILD_HOST=build
