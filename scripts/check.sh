@@ -75,7 +75,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Unit tests of the harness's scripts (deps.sh with stub apt, the TAP
-# summarizer's rules), before any guest: their PASS/FAIL lines count here.
+# summarizer's rules, the guest's rule for another attempt), before any
+# guest: their PASS/FAIL lines count here.
 unit() {	# unit SCRIPT
 	local out rc line what
 	set +e
@@ -96,6 +97,7 @@ unit() {	# unit SCRIPT
 unit "$TOP/tests/harness/test-deps.sh"
 unit "$TOP/tests/harness/test-tap-summary.sh"
 unit "$TOP/tests/harness/test-apt-update.sh"
+unit "$TOP/tests/harness/test-retry.sh"
 
 # The series must compile with the feature, futexes or 32-bit compat off
 # (on the first base: the objects it compiles are the same on the other).
