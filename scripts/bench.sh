@@ -28,7 +28,8 @@
 #                   figure, 3; about 25 minutes per base)
 #   bench.sh overhead  only the cost of the kill hook (make bench-overhead):
 #                   the patched and the stock kernel of base $KBASE, two
-#                   boots each, alternating (about 20 minutes)
+#                   boots each, alternating, then one each counting
+#                   instructions (a few minutes)
 # Each prints what it measured (checkout, kernel build, guest) with the
 # figures, so that a quoted table says where it comes from.
 . "$(dirname "$0")/lib.sh"
@@ -341,7 +342,9 @@ boot_spread() {
 }
 
 # The cost of the kill hook: two boots of each kernel, alternating, so that
-# boot-to-boot variation shows.
+# boot-to-boot variation shows; then one boot of each counting
+# instructions (guest-run.sh's GUEST_ICOUNT), where a guest nanosecond is
+# one instruction and boots do not vary.
 overhead_runs() {
 	step "cost of the kill hook: patched kernel (key on and off) and stock $KBASE, same config, twice"
 	timeout=900
@@ -351,6 +354,32 @@ overhead_runs() {
 		guest_bench "$KBASE" "$stock_kernel" "overhead-stock-$i.txt" \
 			-o --csv "/job/out/overhead-stock-$i.csv"
 	done
+	step "the same in instructions: both kernels under QEMU's icount (one instruction per guest ns)"
+	GUEST_ICOUNT=0 guest_bench "$KBASE" "$OBJ/arch/x86/boot/bzImage" overhead-icount-patched.txt \
+		-o --csv /job/out/overhead-icount-patched.csv
+	GUEST_ICOUNT=0 guest_bench "$KBASE" "$stock_kernel" overhead-icount-stock.txt \
+		-o --csv /job/out/overhead-icount-stock.csv
+}
+
+# Instructions per kill(SIGKILL) and kill(pid, 0), medians, of the patched
+# kernel (key off, key on) against stock, from the CSVs of the icount runs.
+compare_instructions() {	# compare_instructions PATCHED-CSV STOCK-CSV
+	awk -F, '
+	FNR == 1 { file++ }
+	file == 1 && ($1 == "key_on" || $1 == "key_off") { k[$1] = $4; r[$1] = $7 }
+	file == 2 && $1 == "stock" { k["stock"] = $4; r["stock"] = $7 }
+	END {
+		if (k["stock"] == "" || k["key_on"] == "" || k["key_off"] == "") {
+			print "instructions: figures missing"; exit 1
+		}
+		printf "instructions per kill(SIGKILL), median: stock %d", k["stock"]
+		split("key_off key_on", s, " ")
+		for (i = 1; i <= 2; i++)
+			printf ", %s %d (%+d, %+.2f%%)", s[i], k[s[i]], k[s[i]] - k["stock"],
+				100 * (k[s[i]] / k["stock"] - 1)
+		printf "\ninstructions per kill(pid, 0), median: stock %d, key_off %d, key_on %d\n",
+			r["stock"], r["key_off"], r["key_on"]
+	}' "$1" "$2"
 }
 
 overhead_report() {
@@ -363,6 +392,10 @@ overhead_report() {
 	# Only key_on against key_off, interleaved in one boot, is free of this.
 	boot_spread stock "$out/overhead-stock-1.csv" "$out/overhead-stock-2.csv"
 	boot_spread key_off "$out/overhead-patched-1.csv" "$out/overhead-patched-2.csv"
+	# Instructions are, and they resolve one instruction in a thousand;
+	# what they leave out is the time of the memory accesses.
+	cat "$out/overhead-icount-patched.txt" "$out/overhead-icount-stock.txt"
+	compare_instructions "$out/overhead-icount-patched.csv" "$out/overhead-icount-stock.csv"
 }
 
 case $mode in

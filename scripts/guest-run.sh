@@ -17,6 +17,10 @@
 #        the console, in the kernel log at the end, or in a test binary's
 #        kernel log (/job/out/*.dmesg, from guest/run-tests.sh)
 # The guest has 2 vCPUs and $GUEST_MEM of memory (QEMU's -m, default 3G).
+# GUEST_ICOUNT=SHIFT (TCG only) counts instructions: each one the vCPUs
+# execute moves the guest's clocks 2^SHIFT ns on, whatever the host is
+# doing, so a time measured in the guest is an instruction count (one
+# vCPU runs at a time; idle time still follows the host's clock).
 . "$(dirname "$0")/lib.sh"
 
 kernel=$OBJ/arch/x86/boot/bzImage
@@ -100,6 +104,10 @@ mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 "$scratch" ||
 qemu_argv() {
 	local accel=$1 mode=$2 cpu=max clock=" tsc=unstable"
 	[ "$accel" = kvm ] && cpu=host clock=
+	# Under icount the TSC counts instructions, not the host's time: it
+	# cannot jump, and it gives clock_gettime() a resolution of one
+	# instruction, where the HPET's is 10 ns.
+	[ -n "${GUEST_ICOUNT:-}" ] && clock=
 	# shellcheck disable=SC2054 # commas inside QEMU option values
 	QEMU=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu"
 		-smp 2 -m "${GUEST_MEM:-3G}" -no-reboot -nodefaults
@@ -110,6 +118,7 @@ qemu_argv() {
 		-virtfs "local,path=$TOP,mount_tag=repo,security_model=none,readonly=on,multidevs=remap"
 		-drive "file=$scratch,if=virtio,format=raw,cache=unsafe"
 		-device virtio-rng-pci)
+	[ -z "${GUEST_ICOUNT:-}" ] || QEMU+=(-icount "shift=$GUEST_ICOUNT")
 }
 
 # /dev/kvm exists on machines where it cannot boot a guest: try it once,
@@ -133,6 +142,12 @@ detect_accel() {
 }
 
 accel=$(detect_accel)
+if [ -n "${GUEST_ICOUNT:-}" ]; then
+	case $accel in
+	tcg*) accel=tcg,thread=single ;;
+	*) die "GUEST_ICOUNT needs TCG; this machine boots guests under $accel" ;;
+	esac
+fi
 if [ "$mode" = shell ]; then
 	say "guest: $accel, $(basename "$kernel"); Ctrl-A X quits QEMU"
 	qemu_argv "$accel" shell
@@ -140,7 +155,7 @@ if [ "$mode" = shell ]; then
 	exit 0
 fi
 
-say "guest: booting ${kernel#"$TOP"/} under $accel (timeout ${timeout}s, console: ${log#"$TOP"/})"
+say "guest: booting ${kernel#"$TOP"/} under $accel${GUEST_ICOUNT:+ with icount shift=$GUEST_ICOUNT} (timeout ${timeout}s, console: ${log#"$TOP"/})"
 set +e
 qemu_argv "$accel" "$jobmode"
 timeout -k 10 "$timeout" "${QEMU[@]}" -display none -monitor none -serial stdio \
