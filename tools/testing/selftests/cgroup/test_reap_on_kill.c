@@ -3213,11 +3213,11 @@ static void lock_holder_victim(int fd, void *arg)
 
 /*
  * One kill of a lock_holder_victim() starved of CPU.  Returns KSFT_PASS if
- * the reap freed the victim's memory after finding mmap_lock taken,
- * KSFT_FAIL if it did not free it, and KSFT_SKIP if the kill found the
- * lock free (retries=0): the thread spends nearly all its time inside
- * mprotect(), but the kill can land between two calls, and then this kill
- * proved nothing either way.
+ * the reap freed a good part of the victim's memory after finding
+ * mmap_lock taken, KSFT_FAIL if it did not, and KSFT_SKIP if the kill
+ * found the lock free (retries=0): the thread spends nearly all its time
+ * inside mprotect(), but the kill can land between two calls, and then
+ * this kill proved nothing either way.
  */
 static int kill_lock_holder(const char *root, size_t size)
 {
@@ -3246,8 +3246,15 @@ static int kill_lock_holder(const char *root, size_t size)
 		goto out;
 	ksft_print_msg("mmap_lock held: %s; memory back %lld ms after the kill\n",
 		       fin.fields, t < 0 ? -1 : t / 1000000);
+	/*
+	 * Once the lock holder lets go, the victim's own exit runs beside
+	 * the reap in the slices its 1% gets, and what its exit_mmap()
+	 * unmaps is not the reap's to count (on 6.12 once: 28 of 64 MiB by
+	 * the reap, the memory back in 651 ms).  A reap that gave up frees
+	 * nothing.
+	 */
 	if (t < 0 || !trace_is(&fin, "result", "reaped") ||
-	    trace_field(&fin, "freed") < (long long)size / 1024 * 3 / 4)
+	    trace_field(&fin, "freed") < (long long)size / 1024 / 4)
 		goto out;
 	ret = trace_field(&fin, "retries") < 1 ? KSFT_SKIP : KSFT_PASS;
 out:
