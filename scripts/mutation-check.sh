@@ -9,9 +9,11 @@
 #
 # A mutation file starts with comment lines: what the protection is, and
 # "# tests: BINARY:TEST ..." (the tests expected to catch it), then a
-# unified diff against the composed kernel tree.  The mutants are built in
-# a copy of build/linux (build/mutant/linux, our files copied, not linked)
-# into build/obj/mutant, so the patched kernel is never touched.
+# unified diff against the composed kernel tree.  The mutants of base
+# $KBASE are built in a copy of its tree (build/mutant/linux-KBASE, our
+# files copied, not linked) into build/obj/mutant-KBASE, so the patched
+# kernel is never touched; each base has its own, as a tree switched to
+# another base keeps generated files that do not build there.
 # Not part of make check: each mutation costs a rebuild and a guest run.
 . "$(dirname "$0")/lib.sh"
 
@@ -19,11 +21,11 @@
 "$TOP/scripts/build-kernel.sh"
 "$TOP/scripts/build-tests.sh"
 
-src=$BUILD/mutant/linux
-obj=$BUILD/obj/mutant
-logs=$BUILD/logs/mutations
+src=$BUILD/mutant/linux-$KBASE
+obj=$BUILD/obj/mutant-$KBASE
+logs=$BUILD/logs/mutations-$KBASE
 mkdir -p "$src" "$logs"
-step "copying build/linux to ${src#"$TOP"/} (our files as real files)"
+step "copying build/linux-$KBASE to ${src#"$TOP"/} (our files as real files)"
 rsync -a --delete --exclude=/.git --copy-unsafe-links "$TREE/" "$src/"
 "$TOP/scripts/kernel-config.sh" "$src" "$obj" $GUEST_CONFIGS ||
 	die "kernel config failed for the mutants"
