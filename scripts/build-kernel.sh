@@ -44,7 +44,7 @@ fi
 
 step "building the $flavour $KBASE kernel (log: ${log#"$TOP"/})"
 start=$(date +%s)
-if ! make -C "$src" O="$obj" CC="ccache gcc" -j"$(make_jobs)" \
+if ! make -C "$src" O="$obj" CC="$TOP/scripts/ccache-gcc" -j"$(make_jobs)" \
 	bzImage headers >"$log" 2>&1; then
 	grep -E 'error|Error' "$log" | head -20 >&2
 	die "kernel build failed; full log: ${log#"$TOP"/}"

@@ -64,7 +64,7 @@ for name in $want; do
 		esac
 		objs+=("$o")
 	done
-	if ! make -C "$TREE" O="$obj" CC="ccache gcc" -j"$(make_jobs)" \
+	if ! make -C "$TREE" O="$obj" CC="$TOP/scripts/ccache-gcc" -j"$(make_jobs)" \
 		"${objs[@]}" >>"$log" 2>&1; then
 		echo "FAIL build:$name: $(grep -m1 -E 'error' "$log" || echo "see ${log#"$TOP"/}")"
 		rc=1

@@ -58,7 +58,7 @@ esac
 rm -f "$(dirname "$obj")"/linux-*.deb "$(dirname "$obj")"/linux-upstream_*
 step "building the packages (log: ${log#"$TOP"/})"
 start=$(date +%s)
-if ! make -C "$TREE" O="$obj" CC="ccache gcc" -j"$(make_jobs)" \
+if ! make -C "$TREE" O="$obj" CC="$TOP/scripts/ccache-gcc" -j"$(make_jobs)" \
 	LOCALVERSION="$localversion" KDEB_PKGVERSION="$(sed 's/-.*//' <<<"$base_version")-1+reaponkill" \
 	KDEB_SOURCENAME=linux-reap-on-kill \
 	bindeb-pkg >"$log" 2>&1; then

@@ -114,7 +114,7 @@ build_at() {
 		$GUEST_CONFIGS >"$log" 2>&1; then
 		echo "FAILED (config; ${log#"$TOP"/})"; return 1
 	fi
-	if ! make -C "$wt" O="$sobj" CC="ccache gcc" -j"$(make_jobs)" \
+	if ! make -C "$wt" O="$sobj" CC="$TOP/scripts/ccache-gcc" -j"$(make_jobs)" \
 		bzImage headers >>"$log" 2>&1; then
 		echo "FAILED (kernel; ${log#"$TOP"/})"; return 1
 	fi

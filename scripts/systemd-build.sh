@@ -69,7 +69,7 @@ esac
 # tests=true so that the unit tests can be built; only those named are.
 OPTIONS+=(-Dtests=true)
 
-export CC="ccache gcc"
+export CC="$TOP/scripts/ccache-gcc"
 setup() {	# setup BUILDDIR
 	local dir=$1 want
 	want="${OPTIONS[*]}"
