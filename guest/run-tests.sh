@@ -59,8 +59,8 @@ failed_flaky() {
 	while read -r name; do
 		[ -n "$name" ] || continue
 		[ -r "${KNOWN_FAILURES:-}" ] &&
-			grep -q "^$1:${name}[[:space:]]" "$KNOWN_FAILURES" && continue
-		grep -q "^$1:${name}[[:space:]]" "$FLAKY" && return 0
+			grep -qE "^$1:${name}([[:space:]]|\$)" "$KNOWN_FAILURES" && continue
+		grep -qE "^$1:${name}([[:space:]]|\$)" "$FLAKY" && return 0
 	done <<<"$(sed -n 's/^not ok [0-9]* \([^ #]*\).*/\1/p' "$2")"
 	return 1
 }

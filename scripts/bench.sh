@@ -355,15 +355,38 @@ overhead_runs() {
 			-o --csv "/job/out/overhead-stock-$i.csv"
 	done
 	step "the same in instructions: both kernels under QEMU's icount (one instruction per guest ns)"
-	GUEST_ICOUNT=0 guest_bench "$KBASE" "$OBJ/arch/x86/boot/bzImage" overhead-icount-patched.txt \
+	guest_icount "$KBASE" "$OBJ/arch/x86/boot/bzImage" overhead-icount-patched.txt \
 		-o --csv /job/out/overhead-icount-patched.csv
-	GUEST_ICOUNT=0 guest_bench "$KBASE" "$stock_kernel" overhead-icount-stock.txt \
+	guest_icount "$KBASE" "$stock_kernel" overhead-icount-stock.txt \
 		-o --csv /job/out/overhead-icount-stock.csv
 }
 
+# guest_icount BASE KERNEL TXT ARGS...: reap_bench ARGS under icount
+# (guest-run.sh's GUEST_ICOUNT), its output after the guest's clocksource:
+# only the TSC counts instructions there.
+guest_icount() {
+	local tool=$BUILD/tests-$1/cgroup/reap_bench kernel=$2 txt=$3
+	shift 3
+	# shellcheck disable=SC2016 # $0 and $@ are for the guest's bash
+	GUEST_ICOUNT=0 GUEST_OUT=$out "$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout "$timeout" -- \
+		bash -c 'cd /scratch/tmp && {
+			echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+			"$0" "$@"; } | tee /job/out/'"$txt" "$tool" "$@"
+}
+
 # Instructions per kill(SIGKILL) and kill(pid, 0), medians, of the patched
-# kernel (key off, key on) against stock, from the CSVs of the icount runs.
-compare_instructions() {	# compare_instructions PATCHED-CSV STOCK-CSV
+# kernel (key off, key on) against stock, from the icount runs' CSVs, if
+# both guests kept time with the TSC (their TXT files say).
+compare_instructions() {	# compare_instructions PATCHED-CSV STOCK-CSV PATCHED-TXT STOCK-TXT
+	local txt cs
+	for txt in "$3" "$4"; do
+		cs=$(sed -n 's/^# clocksource //p' "$txt" | tr -d '\r')
+		case $cs in
+		tsc*) ;;
+		*) echo "instructions: the guest of ${txt##*/} kept time with '${cs:-?}', not the TSC: its figures are not instruction counts"
+		   return 0 ;;
+		esac
+	done
 	awk -F, '
 	FNR == 1 { file++ }
 	file == 1 && ($1 == "key_on" || $1 == "key_off") { k[$1] = $4; r[$1] = $7 }
@@ -395,7 +418,8 @@ overhead_report() {
 	# Instructions are, and they resolve one instruction in a thousand;
 	# what they leave out is the time of the memory accesses.
 	cat "$out/overhead-icount-patched.txt" "$out/overhead-icount-stock.txt"
-	compare_instructions "$out/overhead-icount-patched.csv" "$out/overhead-icount-stock.csv"
+	compare_instructions "$out/overhead-icount-patched.csv" "$out/overhead-icount-stock.csv" \
+		"$out/overhead-icount-patched.txt" "$out/overhead-icount-stock.txt"
 }
 
 case $mode in
