@@ -66,7 +66,7 @@ for name in $want; do
 		failed=$((failed + 1))
 		continue
 	fi
-	if ! make -C "$src" O="$obj" CC="ccache gcc" -j"$(make_jobs)" bzImage \
+	if ! make -C "$src" O="$obj" CC="$TOP/scripts/ccache-gcc" -j"$(make_jobs)" bzImage \
 		>>"$log.build" 2>&1; then
 		restore "${files[@]}"
 		echo "FAIL mutation:$name: the mutant does not build (see ${log#"$TOP"/}.build)"
@@ -74,6 +74,7 @@ for name in $want; do
 		continue
 	fi
 	restore "${files[@]}"
+	build_id=$(readelf -n "$obj/vmlinux" | sed -n 's/.*Build ID: //p' | head -1)
 
 	# Group the named tests by binary: one boot per binary.
 	tests=$(sed -n 's/^# tests: //p' "$mut")
@@ -82,7 +83,7 @@ for name in $want; do
 		bin=${spec%%:*}
 		case " $by " in *" $bin "*) ;; *) by="$by $bin" ;; esac
 	done
-	hit=""
+	hit="" wrong=""
 	for bin in $by; do
 		names=$(for spec in $tests; do
 			if [ "${spec%%:*}" = "$bin" ]; then echo "${spec#*:}"; fi
@@ -90,17 +91,28 @@ for name in $want; do
 		# Both binaries run only the tests named on their command line.
 		args=$(echo $names)
 		set +e
-		# shellcheck disable=SC2086
+		# The guest first prints its kernel's notes (the build ID): a
+		# test that fails on another kernel proves nothing.
+		# shellcheck disable=SC2016,SC2086 # $0 and $@ are for the guest's bash
 		"$TOP/scripts/guest-run.sh" --kernel "$obj/arch/x86/boot/bzImage" --timeout 1200 -- \
+			bash -c 'echo "notes $(od -An -v -tx1 /sys/kernel/notes | tr -d " \n")"; exec "$0" "$@"' \
 			"$TESTS_OUT/$bin" $args >"$log.$bin" 2>&1
 		rc=$?
 		set -e
+		if [ -z "$build_id" ] || ! grep -a '^notes ' "$log.$bin" | grep -q "$build_id"; then
+			hit=""
+			wrong="the guest did not boot the mutant (build ID ${build_id:-unknown} not in its notes)"
+			break
+		fi
 		[ "$rc" = 125 ] && hit="$hit $bin:(kernel report)"
 		for t in $names; do
 			caught "$log" "$bin" "$t" && hit="$hit $bin:$t"
 		done
 	done
-	if [ -n "$hit" ]; then
+	if [ -n "$wrong" ]; then
+		echo "FAIL mutation:$name: $wrong; logs ${log#"$TOP"/}.*"
+		failed=$((failed + 1))
+	elif [ -n "$hit" ]; then
 		echo "PASS mutation:$name (caught by$hit)"
 		passed=$((passed + 1))
 	else
