@@ -72,7 +72,7 @@ release_of() { sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$BUILD/obj/linux-$
 # which the guest's reap_bench prints too), the guest.
 provenance() {
 	local obj=$1 id
-	id=$(readelf -n "$obj/vmlinux" 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1) || true
+	id=$(vmlinux_build_id "$obj")
 	printf '# checkout %s (git describe --always --dirty), kernel build %s (vmlinux build ID %s), guest %s, 2 vCPUs, 3 GiB\n' \
 		"$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
 		"${obj#"$TOP"/}" "${id:-unknown}" "$(cat "$BUILD/guest/accel" 2>/dev/null || echo unknown)"
@@ -355,32 +355,20 @@ overhead_runs() {
 			-o --csv "/job/out/overhead-stock-$i.csv"
 	done
 	step "the same in instructions: both kernels under QEMU's icount (one instruction per guest ns)"
-	guest_icount "$KBASE" "$OBJ/arch/x86/boot/bzImage" overhead-icount-patched.txt \
+	GUEST_ICOUNT=0 guest_bench "$KBASE" "$OBJ/arch/x86/boot/bzImage" overhead-icount-patched.txt \
 		-o --csv /job/out/overhead-icount-patched.csv
-	guest_icount "$KBASE" "$stock_kernel" overhead-icount-stock.txt \
+	GUEST_ICOUNT=0 guest_bench "$KBASE" "$stock_kernel" overhead-icount-stock.txt \
 		-o --csv /job/out/overhead-icount-stock.csv
-}
-
-# guest_icount BASE KERNEL TXT ARGS...: reap_bench ARGS under icount
-# (guest-run.sh's GUEST_ICOUNT), its output after the guest's clocksource:
-# only the TSC counts instructions there.
-guest_icount() {
-	local tool=$BUILD/tests-$1/cgroup/reap_bench kernel=$2 txt=$3
-	shift 3
-	# shellcheck disable=SC2016 # $0 and $@ are for the guest's bash
-	GUEST_ICOUNT=0 GUEST_OUT=$out "$TOP/scripts/guest-run.sh" --kernel "$kernel" --timeout "$timeout" -- \
-		bash -c 'cd /scratch/tmp && {
-			echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-			"$0" "$@"; } | tee /job/out/'"$txt" "$tool" "$@"
 }
 
 # Instructions per kill(SIGKILL) and kill(pid, 0), medians, of the patched
 # kernel (key off, key on) against stock, from the icount runs' CSVs, if
-# both guests kept time with the TSC (their TXT files say).
+# both guests kept time with the TSC (the clocksource that reap_bench's
+# first line names): only the TSC counts instructions there.
 compare_instructions() {	# compare_instructions PATCHED-CSV STOCK-CSV PATCHED-TXT STOCK-TXT
 	local txt cs
 	for txt in "$3" "$4"; do
-		cs=$(sed -n 's/^# clocksource //p' "$txt" | tr -d '\r')
+		cs=$(tr -d '\r' < "$txt" | sed -n 's/^# .*, clocksource \([^ ]*\)$/\1/p' | head -1)
 		case $cs in
 		tsc*) ;;
 		*) echo "instructions: the guest of ${txt##*/} kept time with '${cs:-?}', not the TSC: its figures are not instruction counts"

@@ -231,7 +231,7 @@ check_base() {
 	fi
 
 	fact() { sed -n "s/^$1=//p" "$res/facts" 2>/dev/null; }
-	build_id=$(readelf -n "$(kobj "$b")/vmlinux" 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1)
+	build_id=$(vmlinux_build_id "$(kobj "$b")")
 	if [ -n "$build_id" ] && fact build_id | grep -q "$build_id"; then
 		result pass harness:booted_kernel_is_the_one_built
 	else

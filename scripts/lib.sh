@@ -96,6 +96,11 @@ export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 export KBUILD_BUILD_USER=reap-on-kill
 export KBUILD_BUILD_HOST=build
 
+# vmlinux_build_id OBJ: the GNU build ID of OBJ/vmlinux (empty if none),
+# which a booted guest shows in /sys/kernel/notes.
+vmlinux_build_id() {
+	readelf -n "$1/vmlinux" 2>/dev/null | sed -n 's/.*Build ID: //p' | head -1 || true
+}
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # Steps print the time since the outermost script started (m:ss), so a

@@ -74,7 +74,7 @@ for name in $want; do
 		continue
 	fi
 	restore "${files[@]}"
-	build_id=$(readelf -n "$obj/vmlinux" | sed -n 's/.*Build ID: //p' | head -1)
+	build_id=$(vmlinux_build_id "$obj")
 
 	# Group the named tests by binary: one boot per binary.
 	tests=$(sed -n 's/^# tests: //p' "$mut")
@@ -100,7 +100,6 @@ for name in $want; do
 		rc=$?
 		set -e
 		if [ -z "$build_id" ] || ! grep -a '^notes ' "$log.$bin" | grep -q "$build_id"; then
-			hit=""
 			wrong="the guest did not boot the mutant (build ID ${build_id:-unknown} not in its notes)"
 			break
 		fi
