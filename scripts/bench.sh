@@ -21,7 +21,10 @@
 #                   bench-curves): one victim of 256 MiB, 1 GiB and 4 GiB
 #                   at cpu.max 1% against the number of workers that
 #                   unmap it, beside the same victim freeing itself
-#                   unthrottled, and 1 GiB blocked in uninterruptible I/O; 1 to 64 victims through one cgroup.kill;
+#                   unthrottled, and 1 GiB blocked in uninterruptible I/O;
+#                   two victims of 512 MiB freeing themselves at once (what
+#                   two CPUs free without a reap); 1 to 64 victims through
+#                   one cgroup.kill;
 #                   the latency to the first pages and where the reap's
 #                   time goes (tracepoints, and perf's profile of a
 #                   reap), next to process_mrelease (CURVE_REPS runs per
@@ -167,8 +170,15 @@ curves() {
 	guest_bench "$b" "$k" "curve-dstate-$b.txt" \
 		-s 1024 -n 1 -c iomax -m plain,mrelease,reap -w 1,2 -T -r "$reps" -t 20 \
 		--csv "/job/out/curve-dstate-$b.csv"
-	# One table: the 4 GiB and D-state rows after the others, without their headers.
-	for f in 4g-plain 4g-reap dstate; do
+	# What any two CPUs can do here without a reap: two processes of half
+	# the size each freeing itself at once, so that a reap with two workers
+	# is set against the machine's own free path on two CPUs (its zone and
+	# LRU locks, the memcg), not only against one CPU.
+	step "$b: two victims of 512 MiB freeing themselves at once, unthrottled (two CPUs, no reap)"
+	guest_bench "$b" "$k" "curve-pair-$b.txt" \
+		-s 1024 -n 2 -c none -m plain -r "$reps" -t 20 --csv "/job/out/curve-pair-$b.csv"
+	# One table: the 4 GiB, D-state and pair rows after the others, without their headers.
+	for f in 4g-plain 4g-reap dstate pair; do
 		tail -n +2 "$out/curve-$f-$b.csv"
 	done >> "$out/curve-sizes-$b.csv"
 	step "$b: 1 to 64 victims of 32 MiB at cpu.max 1%, one cgroup.kill"
@@ -190,6 +200,8 @@ curves() {
 curve_summary() {
 	awk -F, -v dflt=2 '
 	FNR == 1 { file++; next }
+	file == 1 && $4 == 2 && $1 == "unthrottled" && $5 == "plain" { pair[$3] = $6; npair++ }
+	file == 1 && $4 != 1 { next }
 	file == 1 && $5 == "plain" { plain[$1, $3] = $6 }
 	file == 1 && $5 == "mrelease" { mrel[$1, $3] = $6; mrelmax[$1, $3] = $8 }
 	file == 1 && $5 == "reap_on_kill" {
@@ -248,6 +260,15 @@ curve_summary() {
 					if ((z SUBSEP ws[j]) in dreap)
 						printf ", reap w=%s %s (%s) %s", ws[j], dreap[z, ws[j]], dreapmax[z, ws[j]], ratio(dreap[z, ws[j]], s)
 				print ""
+			}
+		}
+		if (npair) {
+			print "Two victims of half the size each freeing itself at once, unthrottled: what two"
+			print "CPUs free here without a reap (median ms, ratio to one victim of the whole size),"
+			print "and the reap with w=" dflt " against it, at cpu.max 1% and blocked in I/O"
+			for (z in pair) {
+				s = plain[u, z]
+				printf "%6s MiB: two halves %s %s; reap w=%s at cpu.max 1%% %s, blocked in I/O %s\n", z, pair[z], ratio(pair[z], s), dflt, ratio(reap[c, z, dflt], pair[z]), ratio(dreap[z, dflt], pair[z])
 			}
 		}
 		if (!nv) exit

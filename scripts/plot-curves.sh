@@ -12,7 +12,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 # $dir/size-MIB.dat: workers ratio; $dir/mrelease.dat: MIB ratio.
 awk -F, -v dir="$dir" '
-NR == 1 { next }
+NR == 1 || $4 != 1 { next }
 $1 == "unthrottled" && $5 == "plain" && $6 != "err" { self[$3] = $6 }
 $1 == "cpu.max 1%" && $6 != "err" { v[$3, $5, $15] = $6; sz[$3] = 1; if ($5 == "reap_on_kill") w[$15] = 1 }
 END {
