@@ -104,9 +104,13 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
  */
 #define REAP_CHUNK_SIZE		max_t(unsigned long, SZ_16M, PMD_SIZE)
 
-/* Helpers one reap may enlist; each worker must have this much to unmap. */
+/*
+ * Helpers one reap may enlist; each worker must have this much to unmap,
+ * two claims' worth at least (a first claim is one PMD).
+ */
 #define REAP_HELPERS_MAX	7
-#define REAP_HELPER_MIN_PAGES	(SZ_32M >> PAGE_SHIFT)
+#define REAP_HELPER_MIN_PAGES	\
+	(max_t(unsigned long, SZ_32M, 2 * PMD_SIZE) >> PAGE_SHIFT)
 
 /*
  * Workers that may unmap one address space at once, helpers included; 0,
@@ -703,6 +707,9 @@ static bool reap_vma_wanted(struct vm_area_struct *vma,
  * @keep: VMAs the reap leaves for robust futexes, or NULL
  * @cursor: what is left to claim lies below it, see reap_claim()
  * @busy: an MMU notifier would have blocked somewhere
+ * @claimed: workers, helpers or not, that claimed part of it; a helper
+ *	that starts once all is claimed, or finds a writer waiting for
+ *	mmap_lock, claims nothing
  * @first_freed: local_clock() when the reap's own worker freed the pages
  *	of its first claim, 0 until then (or if it had none)
  *
@@ -715,6 +722,7 @@ struct reap_split {
 	const struct reap_keep *keep;
 	unsigned long cursor;
 	bool busy;
+	atomic_t claimed;
 	u64 first_freed;
 };
 
@@ -791,10 +799,14 @@ static struct vm_area_struct *reap_claim(struct reap_split *split,
  * process_mrelease()) already do at once, on the same ranges even, each
  * under mmap_lock for reading: every page table is changed under its own
  * lock, and each worker gathers what it unmapped in its own mmu_gather,
- * whose TLB flush comes before it frees the pages.  Page tables are freed
- * with mmap_lock held for writing (exit_mmap(), after all of us), or empty
- * PTE tables under RCU and their lock (PT_RECLAIM, khugepaged), which the
- * zap copes with as it does for the OOM reaper.
+ * and frees only pages whose entries it cleared itself, after the TLB
+ * flush, and finishes its gather before it drops mmap_lock.  Page tables
+ * are freed with mmap_lock held for writing (exit_mmap(), after all of
+ * us); by munmap() and brk() after they downgraded it to reading, but
+ * only where the VMAs they took out of the tree, under the lock held for
+ * writing, were, so not below any VMA we find; or empty PTE tables under
+ * RCU and their lock (PT_RECLAIM, khugepaged), which the zap copes with
+ * as it does for the OOM reaper.
  *
  * One gather for all of a worker's claims, flushed after each: the TLB
  * flush of the claimed range, then its pages are freed, so memory comes
@@ -810,9 +822,14 @@ static void reap_split_run(struct reap_split *split, bool own)
 	unsigned long start, end, size = PMD_SIZE;
 	struct vm_area_struct *vma;
 	struct mmu_gather tlb;
+	bool claimed = false;
 
 	tlb_gather_mmu(&tlb, split->mm);
 	while ((vma = reap_claim(split, size, &start, &end))) {
+		if (!claimed) {
+			atomic_inc(&split->claimed);
+			claimed = true;
+		}
 		if (zap_vma_range_for_reaping(&tlb, vma, start, end))
 			WRITE_ONCE(split->busy, true);
 		tlb_flush_mmu(&tlb);
@@ -910,6 +927,7 @@ static bool reap_unmap(struct reap_on_kill *rok, struct mm_struct *mm,
 	}
 	atomic_dec(&reaps_unmapping);
 	trace_reap_on_kill_unmap(rok->task, rok->memcg_id, pages, nr + 1,
+				 atomic_read(&split.claimed),
 				 reap_ns_between(rok->queued_ns, started),
 				 split.first_freed ?
 				 reap_ns_between(rok->queued_ns, split.first_freed) : 0);

@@ -71,30 +71,32 @@ TRACE_EVENT(reap_on_kill_start,
  * pages of its first claim first_freed_ns after the kill (0 if it had
  * none), with workers (itself and the helpers it queued, see
  * reap_nr_helpers()) to unmap anon_swap, the victim's anonymous memory
- * and swap when it started.
+ * and swap when it started; claimed of those workers unmapped part of it.
  */
 TRACE_EVENT(reap_on_kill_unmap,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id,
 		     unsigned long anon_swap, unsigned int workers,
-		     u64 delay_ns, u64 first_freed_ns),
-	    TP_ARGS(task, memcg_id, anon_swap, workers, delay_ns,
+		     unsigned int claimed, u64 delay_ns, u64 first_freed_ns),
+	    TP_ARGS(task, memcg_id, anon_swap, workers, claimed, delay_ns,
 		    first_freed_ns),
 	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(u64, memcg_id)
 			     __field(unsigned long, anon_swap)
 			     __field(unsigned int, workers)
+			     __field(unsigned int, claimed)
 			     __field(u64, delay_ns)
 			     __field(u64, first_freed_ns)),
 	    TP_fast_assign(__entry->pid = task->tgid;
 			   __entry->memcg_id = memcg_id;
 			   __entry->anon_swap = anon_swap;
 			   __entry->workers = workers;
+			   __entry->claimed = claimed;
 			   __entry->delay_ns = delay_ns;
 			   __entry->first_freed_ns = first_freed_ns;),
-	    TP_printk("pid=%d memcg_id=%llu anon_swap=%lukB workers=%u delay_ns=%llu first_freed_ns=%llu",
+	    TP_printk("pid=%d memcg_id=%llu anon_swap=%lukB workers=%u claimed=%u delay_ns=%llu first_freed_ns=%llu",
 		      __entry->pid, __entry->memcg_id,
 		      __entry->anon_swap << (PAGE_SHIFT - 10),
-		      __entry->workers, __entry->delay_ns,
+		      __entry->workers, __entry->claimed, __entry->delay_ns,
 		      __entry->first_freed_ns)
 );
 

@@ -2391,8 +2391,9 @@ static int test_split_reap(const char *root)
 	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
 	if (usage < 0 || !trace_wait("reap_on_kill_unmap", pid, &unmap, 10 * SECOND))
 		goto out;
-	if (trace_field(&unmap, "workers") != 2) {
-		ksft_print_msg("reap_on_kill_unmap: %s; want workers=2\n",
+	if (trace_field(&unmap, "workers") != 2 ||
+	    trace_field(&unmap, "claimed") != 2) {
+		ksft_print_msg("reap_on_kill_unmap: %s; want workers=2 claimed=2\n",
 			       unmap.fields);
 		goto out;
 	}
@@ -3246,8 +3247,10 @@ static int kill_lock_holder(const char *root, size_t size)
 		goto out;
 	left = trace_find("reap_on_kill_unmap", pid, &unmap, 1) == 1 ?
 	       trace_field(&unmap, "anon_swap") : -1;
-	ksft_print_msg("mmap_lock held: %s; %lld kB left when the unmap began; memory back %lld ms after the kill\n",
-		       fin.fields, left, t < 0 ? -1 : t / 1000000);
+	ksft_print_msg("mmap_lock held: %s; %lld kB left when the unmap began\n",
+		       fin.fields, left);
+	ksft_print_msg("mmap_lock held: memory back %lld ms after the kill\n",
+		       t < 0 ? -1 : t / 1000000);
 	/*
 	 * The worker waits between tries for the lock.  Once the holder lets
 	 * go, the victim's own exit runs in the slices its 1% gets, and may
