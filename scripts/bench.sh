@@ -23,7 +23,7 @@
 #                   unmap it, beside the same victim freeing itself
 #                   unthrottled, and 1 GiB blocked in uninterruptible I/O;
 #                   two victims of 512 MiB freeing themselves at once (what
-#                   two CPUs free without a reap); 1 to 64 victims through
+#                   two CPUs free without a reap, a reference); 1 to 64 victims through
 #                   one cgroup.kill;
 #                   the latency to the first pages and where the reap's
 #                   time goes (tracepoints, and perf's profile of a
@@ -170,10 +170,12 @@ curves() {
 	guest_bench "$b" "$k" "curve-dstate-$b.txt" \
 		-s 1024 -n 1 -c iomax -m plain,mrelease,reap -w 1,2 -T -r "$reps" -t 20 \
 		--csv "/job/out/curve-dstate-$b.csv"
-	# What any two CPUs can do here without a reap: two processes of half
-	# the size each freeing itself at once, so that a reap with two workers
-	# is set against the machine's own free path on two CPUs (its zone and
-	# LRU locks, the memcg), not only against one CPU.
+	# What two CPUs free here without a reap: two processes of half the
+	# size, each freeing itself at once, a reference for a reap with two
+	# workers beside the one-CPU self-free.  Not a bound: they are killed
+	# by cgroup.kill, the poller shares the CPUs with them (with one
+	# victim it has a CPU of its own), and exit_mmap() also frees page
+	# tables and VMAs, which a reap leaves to the exit.
 	step "$b: two victims of 512 MiB freeing themselves at once, unthrottled (two CPUs, no reap)"
 	guest_bench "$b" "$k" "curve-pair-$b.txt" \
 		-s 1024 -n 2 -c none -m plain -r "$reps" -t 20 --csv "/job/out/curve-pair-$b.csv"
@@ -263,9 +265,10 @@ curve_summary() {
 			}
 		}
 		if (npair) {
-			print "Two victims of half the size each freeing itself at once, unthrottled: what two"
-			print "CPUs free here without a reap (median ms, ratio to one victim of the whole size),"
-			print "and the reap with w=" dflt " against it, at cpu.max 1% and blocked in I/O"
+			print "Two victims of half the size each freeing itself at once, unthrottled (one cgroup.kill;"
+			print "the poller shares both CPUs with them; their exits also free page tables): what two"
+			print "CPUs free here without a reap, median ms and ratio to one victim of the whole size;"
+			print "the reap with w=" dflt " against it, at cpu.max 1% and blocked in I/O"
 			for (z in pair) {
 				s = plain[u, z]
 				printf "%6s MiB: two halves %s %s; reap w=%s at cpu.max 1%% %s, blocked in I/O %s\n", z, pair[z], ratio(pair[z], s), dflt, ratio(reap[c, z, dflt], pair[z]), ratio(dreap[z, dflt], pair[z])

@@ -583,15 +583,19 @@ static long read_current(int fd)
 	char buf[32];
 	ssize_t len = pread(fd, buf, sizeof(buf) - 1, 0);
 
-	if (len <= 0)
+	if (len <= 0) {
+		if (!len)
+			errno = ENODATA;
 		return -1;
+	}
 	buf[len] = '\0';
 	return strtol(buf, NULL, 10);
 }
 
 /*
- * ns until the victims' cgroup gave back 90% of its anon memory, or -1;
- * *@first: until it gave back 1%, or -1.  The poller stays SCHED_OTHER,
+ * ns until the victims' cgroup gave back 90% of its anon memory, -1 if it
+ * did not within --timeout, -2 if memory.current could not be read (errno
+ * set); *@first: until it gave back 1%, or -1.  The poller stays SCHED_OTHER,
  * although beside the reap's workers (nice -20) it may look late: one
  * that preempted what it times every 200us (SCHED_FIFO) slowed victims
  * freeing themselves by 50 to 70% under emulation.
@@ -607,9 +611,11 @@ static long long wait_freed(int fd, long current0, long anon, long long t0,
 	while (now_ns() < deadline) {
 		long cur = read_current(fd);
 
-		if (cur >= 0 && cur <= start && *first < 0)
+		if (cur < 0)
+			return -2;
+		if (cur <= start && *first < 0)
 			*first = now_ns() - t0;
-		if (cur >= 0 && cur <= target)
+		if (cur <= target)
 			return now_ns() - t0;
 		usleep(200);
 	}
@@ -742,7 +748,7 @@ static struct run measure(enum method m, enum condition c, size_t total,
 	char *cg = bench_cg("victims");
 	struct victim_set v = { };
 	struct run r = { .ns = -1, .first_ns = -1 };
-	int nice_level, file_fd = -1, fd, ret;
+	int nice_level, file_fd = -1, fd = -1, ret;
 	long current0;
 	long long t0, t, first;
 
@@ -768,24 +774,25 @@ static struct run measure(enum method m, enum condition c, size_t total,
 	 * may take them into their exit path before the throttle bites.
 	 */
 	usleep(200000);
-	current0 = cg_read_long(cg, "memory.current");
-	if (tracing && m == M_REAP && tracefs_clear(TRACE_INSTANCE))
-		run_fail(&r, "clearing the trace buffer", errno);
-
 	fd = open_current(cg);
-	if (fd < 0) {
+	current0 = fd < 0 ? -1 : read_current(fd);
+	if (current0 < 0) {
 		run_fail(&r, "memory.current", errno);
 		goto out;
 	}
+	if (tracing && m == M_REAP && tracefs_clear(TRACE_INSTANCE))
+		run_fail(&r, "clearing the trace buffer", errno);
+
 	t0 = now_ns();
 	kill_victims(m, cg, &v, &r);
 	t = wait_freed(fd, current0, v.anon, t0, &first);
-	close(fd);
+	if (t == -2)
+		run_fail(&r, "memory.current", errno);
 	/*
 	 * A victim that did not give its memory back within the timeout is
 	 * a figure too, a lower bound: the slowest conditions are the point.
 	 */
-	if (t < 0) {
+	if (t == -1) {
 		t = timeout_s * NSEC;
 		r.timed_out = true;
 	}
@@ -797,6 +804,8 @@ static struct run measure(enum method m, enum condition c, size_t total,
 		trace_breakdown(&r, v.n);
 	*freed = v.anon / 10 * 9;
 out:
+	if (fd >= 0)
+		close(fd);
 	condition_end();
 	reap_victims(&v);
 	if (file_fd >= 0)
