@@ -106,7 +106,7 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
 
 /*
  * Helpers one reap may enlist; each worker must have this much to unmap,
- * two claims' worth at least (a first claim is one PMD).
+ * and at least two PMDs (a first claim is one PMD).
  */
 #define REAP_HELPERS_MAX	7
 #define REAP_HELPER_MIN_PAGES	\
@@ -708,8 +708,8 @@ static bool reap_vma_wanted(struct vm_area_struct *vma,
  * @cursor: what is left to claim lies below it, see reap_claim()
  * @busy: an MMU notifier would have blocked somewhere
  * @claimed: workers, helpers or not, that claimed part of it; a helper
- *	that starts once all is claimed, or finds a writer waiting for
- *	mmap_lock, claims nothing
+ *	that starts once all is claimed, finds a writer waiting for
+ *	mmap_lock, or is taken back before it starts claims nothing
  * @first_freed: local_clock() when the reap's own worker freed the pages
  *	of its first claim, 0 until then (or if it had none)
  *
@@ -802,11 +802,12 @@ static struct vm_area_struct *reap_claim(struct reap_split *split,
  * and frees only pages whose entries it cleared itself, after the TLB
  * flush, and finishes its gather before it drops mmap_lock.  Page tables
  * are freed with mmap_lock held for writing (exit_mmap(), after all of
- * us); by munmap() and brk() after they downgraded it to reading, but
- * only where the VMAs they took out of the tree, under the lock held for
- * writing, were, so not below any VMA we find; or empty PTE tables under
- * RCU and their lock (PT_RECLAIM, khugepaged), which the zap copes with
- * as it does for the OOM reaper.
+ * us); by munmap(), brk() or a shrinking mremap() after they downgraded
+ * it to reading, but only tables within the gap their removed VMAs leave
+ * (free_pgtables() stays within the neighbours' floor and ceiling), none
+ * that also maps a VMA we find; or empty PTE tables under RCU and their
+ * lock (PT_RECLAIM, khugepaged), which the zap copes with as it does for
+ * the OOM reaper.
  *
  * One gather for all of a worker's claims, flushed after each: the TLB
  * flush of the claimed range, then its pages are freed, so memory comes
@@ -822,13 +823,13 @@ static void reap_split_run(struct reap_split *split, bool own)
 	unsigned long start, end, size = PMD_SIZE;
 	struct vm_area_struct *vma;
 	struct mmu_gather tlb;
-	bool claimed = false;
+	bool counted = false;
 
 	tlb_gather_mmu(&tlb, split->mm);
 	while ((vma = reap_claim(split, size, &start, &end))) {
-		if (!claimed) {
+		if (!counted) {
 			atomic_inc(&split->claimed);
-			claimed = true;
+			counted = true;
 		}
 		if (zap_vma_range_for_reaping(&tlb, vma, start, end))
 			WRITE_ONCE(split->busy, true);

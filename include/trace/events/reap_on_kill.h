@@ -71,7 +71,8 @@ TRACE_EVENT(reap_on_kill_start,
  * pages of its first claim first_freed_ns after the kill (0 if it had
  * none), with workers (itself and the helpers it queued, see
  * reap_nr_helpers()) to unmap anon_swap, the victim's anonymous memory
- * and swap when it started; claimed of those workers unmapped part of it.
+ * and swap when it started; claimed: how many of those workers claimed a
+ * range to unmap.
  */
 TRACE_EVENT(reap_on_kill_unmap,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id,
