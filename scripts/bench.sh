@@ -22,9 +22,9 @@
 #                   at cpu.max 1% against the number of workers that
 #                   unmap it, beside the same victim freeing itself
 #                   unthrottled, and 1 GiB blocked in uninterruptible I/O;
-#                   two victims of 512 MiB freeing themselves at once (what
-#                   two CPUs free without a reap, a reference); 1 to 64 victims through
-#                   one cgroup.kill;
+#                   two victims of 512 MiB freeing themselves at once
+#                   (what two CPUs free without a reap, a reference); 1 to
+#                   64 victims through one cgroup.kill;
 #                   the latency to the first pages and where the reap's
 #                   time goes (tracepoints, and perf's profile of a
 #                   reap), next to process_mrelease (CURVE_REPS runs per

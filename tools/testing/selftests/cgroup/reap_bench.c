@@ -564,32 +564,17 @@ static void condition_end(void)
 /* --timeout: how long a run waits for the memory, in seconds. */
 static long timeout_s = 120;
 
-/* @cg's memory.current, opened for read_current(), or -1 (errno set). */
+/*
+ * @cg's memory.current, opened for cg_read_long_fd(), or -1 (errno set):
+ * one pread() per sample, not an open() and a close() as well, as the
+ * poller shares the CPUs with what it times.
+ */
 static int open_current(const char *cg)
 {
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/memory.current", cg);
 	return open(path, O_RDONLY | O_CLOEXEC);
-}
-
-/*
- * memory.current through an open @fd, or -1: one pread() per sample, not
- * an open() and a close() as well, as the poller shares the CPUs with
- * what it times.
- */
-static long read_current(int fd)
-{
-	char buf[32];
-	ssize_t len = pread(fd, buf, sizeof(buf) - 1, 0);
-
-	if (len <= 0) {
-		if (!len)
-			errno = ENODATA;
-		return -1;
-	}
-	buf[len] = '\0';
-	return strtol(buf, NULL, 10);
 }
 
 /*
@@ -609,7 +594,7 @@ static long long wait_freed(int fd, long current0, long anon, long long t0,
 
 	*first = -1;
 	while (now_ns() < deadline) {
-		long cur = read_current(fd);
+		long cur = cg_read_long_fd(fd);
 
 		if (cur < 0)
 			return -2;
@@ -775,7 +760,7 @@ static struct run measure(enum method m, enum condition c, size_t total,
 	 */
 	usleep(200000);
 	fd = open_current(cg);
-	current0 = fd < 0 ? -1 : read_current(fd);
+	current0 = fd < 0 ? -1 : cg_read_long_fd(fd);
 	if (current0 < 0) {
 		run_fail(&r, "memory.current", errno);
 		goto out;
