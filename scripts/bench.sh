@@ -1,5 +1,6 @@
 #!/bin/bash
-# The reclaim benchmark in the guest.
+# SPDX-License-Identifier: GPL-2.0
+# The kill-to-free benchmark in the guest.
 #   bench.sh demo   short run (make demo) on the mainline kernel: 256 MiB,
 #                   four conditions and 16 victims at once, 3 runs per figure
 #   bench.sh full   the whole matrix (make bench) on both kernel bases, side
@@ -34,7 +35,10 @@
 #                   boots each, alternating, then one each counting
 #                   instructions (a few minutes)
 # Each prints what it measured (checkout, kernel build, guest) with the
-# figures, so that a quoted table says where it comes from.
+# figures, so that a quoted table says where it comes from, and all but
+# the demo copy their result tables to docs/results/BASE/ with a .meta file
+# of the same provenance, and render them into README.md and docs/
+# (scripts/docs-figures.sh): the only source of the documents' figures.
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-demo}
@@ -79,6 +83,34 @@ provenance() {
 	printf '# checkout %s (git describe --always --dirty), kernel build %s (vmlinux build ID %s), guest %s, 2 vCPUs, 3 GiB\n' \
 		"$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
 		"${obj#"$TOP"/}" "${id:-unknown}" "$(cat "$BUILD/guest/accel" 2>/dev/null || echo unknown)"
+}
+
+# publish BASE GROUP [COMMAND] -- FILE...: copies FILEs (under $out) to
+# docs/results/BASE/ (renamed by SRC:DEST), with GROUP.meta saying where
+# they come from, for scripts/docs-figures.sh, which renders them into
+# README.md and docs/ (see docs/results/README.md).  Commit them.
+publish() {
+	local b=$1 group=$2 cmd=$3 dir=$TOP/docs/results/$1 f obj=$BUILD/obj/linux-$1
+	shift 4
+	mkdir -p "$dir"
+	for f; do
+		[ -s "$out/${f%%:*}" ] || { say "warning: no ${f%%:*}: not published"; return 0; }
+	done
+	for f; do
+		tr -d '\r' < "$out/${f%%:*}" > "$dir/${f##*:}"
+	done
+	{
+		echo "command=$cmd"
+		echo "checkout=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+		echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "base=$b"
+		echo "release=$(release_of "$b")"
+		echo "build_id=$(vmlinux_build_id "$obj")"
+		echo "accel=$(cat "$BUILD/guest/accel" 2>/dev/null || echo unknown)"
+		echo "guest=2 vCPUs"
+		echo "runs=${REPS:-3}"
+		echo "bench_args=${BENCH_ARGS:-}"
+	} > "$dir/$group.meta"
 }
 
 # Runs TOOL (reap_bench, reap_cost) of base $1 ARGS... in the guest booted
@@ -143,7 +175,7 @@ oomd_scenario() {	# oomd_scenario ROUNDS
 oomd_rounds() {
 	step "systemd-oomd under memory pressure, without and with MemoryReapOnKill= (${OOMD_ROUNDS:-3} rounds)"
 	oomd_scenario "${OOMD_ROUNDS:-3}"
-	"$TOP/scripts/plot-oomd.sh" "$out/oomd.csv" "$out/oomd.png"
+	"$TOP/scripts/plot-oomd.sh" "$out/oomd.csv" "$out/oomd.png"	publish mainline oomd "make bench-oomd" -- oomd-table.txt oomd.csv
 }
 
 # The reap's own figures on base $1 (see the head of this file), into
@@ -195,6 +227,8 @@ curves() {
 		tee "$out/curve-summary-$b.txt"
 	"$TOP/scripts/plot-curves.sh" "$out/curve-sizes-$b.csv" "$out/curve-victims-$b.csv" \
 		"$out/curve-$b.png"
+	publish "$b" curve "make bench-curves" -- "curve-summary-$b.txt:curve-summary.txt" \
+		"curve-sizes-$b.csv:curve-sizes.csv" "curve-victims-$b.csv:curve-victims.csv"
 }
 
 # The targets of the curves, as ratios from one run's CSVs (sizes,
@@ -431,13 +465,15 @@ overhead_report() {
 	# what they leave out is the time of the memory accesses.
 	cat "$out/overhead-icount-patched.txt" "$out/overhead-icount-stock.txt"
 	compare_instructions "$out/overhead-icount-patched.csv" "$out/overhead-icount-stock.csv" \
-		"$out/overhead-icount-patched.txt" "$out/overhead-icount-stock.txt"
+		"$out/overhead-icount-patched.txt" "$out/overhead-icount-stock.txt" |
+		tee "$out/overhead-instructions.txt"
+	publish "$KBASE" overhead "make bench-overhead" -- overhead-instructions.txt
 }
 
 case $mode in
 demo)
 	build mainline
-	step "reclaim demo: 256 MiB victims, 3 runs per figure (a few minutes under emulation)"
+	step "kill-to-free demo: 256 MiB victims, 3 runs per figure (a few minutes under emulation)"
 	timeout=1200
 	start=$(date +%s)
 	guest_bench mainline "$(kernel_of mainline)" demo.txt \
@@ -481,6 +517,11 @@ full)
 	# shellcheck disable=SC2046 # one CSV per base
 	side_by_side "$labels" $(for b in $KBASES; do echo "$out/reap_bench-$b.csv"; done) |
 		tee "$out/side-by-side.txt"
+	for b in $KBASES; do
+		publish "$b" matrix "make bench" -- "reap_bench-$b.csv:matrix.csv" "reap_bench-$b.txt:matrix.txt"
+		publish "$b" reap_cost "make bench" -- "reap_cost-$b.txt:reap_cost.txt" \
+			"reap_cost--shared-$b.txt:reap_cost-shared.txt"
+	done
 	overhead_report
 	for b in $KBASES; do
 		provenance "$BUILD/obj/linux-$b"
@@ -495,13 +536,16 @@ full)
 		curves "$b"
 	done
 	oomd_rounds
+	"$TOP/scripts/docs-figures.sh" update
 	say "CSVs, charts and the side-by-side table: ${out#"$TOP"/}/"
+	say "the result files for the documents: docs/results/ (commit them with README.md and docs/)"
 	;;
 overhead)
 	build "$KBASE"
 	"$TOP/scripts/build-kernel.sh" stock
 	overhead_runs
 	overhead_report
+	"$TOP/scripts/docs-figures.sh" update
 	;;
 curves)
 	build "$KBASE"
@@ -509,11 +553,13 @@ curves)
 	timeout=5400
 	curves "$KBASE"
 	say "tables and chart: ${out#"$TOP"/}/curve-*"
+	"$TOP/scripts/docs-figures.sh" update
 	;;
 oomd)
 	KBASE=mainline "$TOP/scripts/build-kernel.sh"
 	provenance "$BUILD/obj/linux-mainline"
 	oomd_rounds
 	say "the table and chart: ${out#"$TOP"/}/oomd-table.txt, oomd.png"
+	"$TOP/scripts/docs-figures.sh" update
 	;;
 esac
