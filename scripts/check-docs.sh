@@ -41,7 +41,8 @@ ALLOWED=(
 	'\b(?:runc|crun|podman) \d+(?:\.\d+)+'		# versions tested
 	'\bcgroup[- ]?v2\b|\bcgroup2\b'			# the interface's name
 	'\b(?:L?GPL)-\d\.\d(?:-only|-or-later)?\b'	# licences
-	'\bx86_64\b|\b(?:32|64)-bit\b'			# architectures
+	'\b(?:32|64)-bit\b'				# architectures
+	'\b[A-Za-z][A-Za-z_]*[0-9]+[A-Za-z0-9_]*\b'	# names with digits: ext4, IPv6, x86_64
 	'\b[a-z_]+\([1-8]\)'				# man page sections: kill(2)
 	'\bPID 1\b'					# systemd as PID 1
 	'\bissues? \d+\b'				# the project's issue numbers
