@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Run upstream's cgroup selftests on the stock kernel of base $KBASE (same
 # config, no series), to tell failures of this guest from failures we
 # cause.  Prints what failed; tests/known-failures.$KBASE is maintained

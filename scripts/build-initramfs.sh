@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The guest's initramfs: Debian's static busybox and guest/init, nothing else.
 . "$(dirname "$0")/lib.sh"
 

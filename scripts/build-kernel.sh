@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Build the guest kernel of base $KBASE (mainline or 6.12, see lib.sh).
 #   build-kernel.sh          the patched kernel (pristine + series + our files)
 #   build-kernel.sh stock    the same config on the pristine source

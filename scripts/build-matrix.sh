@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Compile what the series touches under the kernel configurations it must
 # survive besides the guest's own: the feature off, futexes off, 32-bit
 # compat off.  A full kernel per configuration would cost six minutes each

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Build the cgroup kselftests, ours included, against the patched tree's
 # UAPI headers, for base $KBASE.  Output: build/tests-$KBASE/cgroup/.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Refuse to go on when a patched tree holds edits that are not in its
 # series: the next re-apply would lose them.  Checks $KBASE's kernel tree;
 # "check-tree.sh all" checks every kernel base's and every systemd base's.

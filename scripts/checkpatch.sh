@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # checkpatch.pl --strict over the patch series and our new kernel files.
 . "$(dirname "$0")/lib.sh"
 # spdxcheck.py needs python3-ply: use Debian's python3.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Helpers for the scripts that work in a Debian root of their own
 # (scripts/fresh-check.sh, scripts/distro-check.sh): debootstrap's mirror,
 # bind mounts in and out, and what is left running in the root.  Sourced

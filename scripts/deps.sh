@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Install, from Debian's archive, whatever the build and the guest need and
 # this machine lacks.  Each tool is named with the package that provides it.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Write the build tree's commits since the pristine base back into the
 # base's series directory (KBASE=mainline: patches/linux; KBASE=6.12:
 # patches/linux-6.12) as a git format-patch series.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Boot the built kernel in QEMU and run one command in the guest.
 #
 #   guest-run.sh [--kernel BZIMAGE] [--timeout SECONDS] [--shell] [--systemd] [--] CMD...

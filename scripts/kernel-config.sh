@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Write a lean guest .config: allnoconfig + our fragment(s), then verify that
 # every option the fragments ask for survived olddefconfig.  Later fragments
 # override earlier ones.

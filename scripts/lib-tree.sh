@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Patched source trees, shared by the kernel's (prepare-tree.sh) and
 # systemd's (systemd-source.sh); sourced after lib.sh, not run.
 # shellcheck shell=bash

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Shared settings for the scripts; sourced, not run.
 # shellcheck shell=bash
 set -euo pipefail

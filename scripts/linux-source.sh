@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Make the kernel base's pristine source tarball available and record it in
 # $SOURCE_INFO as "PACKAGE VERSION TARBALL".
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Build Debian binary packages of the patched kernel with the kernel's own
 # bindeb-pkg target, and a source package of the patched systemd, into
 # build/deb/, then check that the packaged kernel is the one tested: boot

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Write the upstream-ready series of base $KBASE to build/series-$KBASE/:
 # its patch series (patches/linux for mainline, the one to send;
 # patches/linux-6.12 for the backport) with our new files folded into the

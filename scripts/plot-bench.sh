@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Chart reap_bench's CSV: median kill-to-free time per victim condition and
 # method (log scale); a figure whose every run failed ("err") has no bar.
 #   plot-bench.sh CSV PNG

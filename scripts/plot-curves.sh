@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Chart the reap's curves (bench.sh curves): left, one victim at cpu.max 1%,
 # its kill-to-free time over the same victim's unthrottled self-free time,
 # against the workers that unmap it, one line per size, with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Chart the oomd scenario's CSV (scripts/bench.sh): per round, ms from
 # systemd-oomd's kill until the memory was back, until full avg10 fell
 # below the limit, and the ms its tasks were all stalled in the 10 s after the kill;

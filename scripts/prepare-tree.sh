@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Compose the kernel build tree of base $KBASE (see lib.sh): pristine Debian
 # source, our patch series applied as one git commit per patch, our new
 # files symlinked in.  On the 6.12 backport, the files that

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Print kernel reports (panic, Oops, BUG, WARNING, KASAN, lockdep, hung or
 # stalled tasks, leaks) found in console logs or dmesg dumps; exit 1 if any.
 #   scan-console.sh FILE...

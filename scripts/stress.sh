@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The long stress run (make stress): test_reap_on_kill_stress with a larger
 # time budget, for several seeds, in one boot.  Not part of make check, which
 # runs the same binary once with its default budget.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Helpers of the checks that run as shell scripts in the guest
 # (tests/systemd, tests/containers, tests/distro); sourced, never run.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # memory.reap_on_kill set by the container runtimes Debian ships, in the
 # guest on the patched kernel (scripts/check-systemd.sh runs it):
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Runs at boot in make distro-check's Debian 13 image (scripts/distro-check.sh),
 # as a unit of the image's own systemd: the README's install steps, checked
 # the way a user would see them.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Unit test of private_apt_update (scripts/lib.sh), run by scripts/check.sh
 # before any guest.  A stub apt-get on PATH records its arguments and answers
 # like apt does for a mirror whose Release file is past its Valid-Until date

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Unit test of scripts/deps.sh, run by scripts/check.sh before any guest.
 # deps.sh runs with a PATH of stubs only: apt-get, dpkg-query and id record
 # their arguments and answer as told, every tool deps.sh looks for is an

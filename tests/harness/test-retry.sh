@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Unit test of guest/run-tests.sh's rule for another attempt, run by
 # scripts/check.sh: a binary runs again when a test listed in tests/flaky
 # failed, unless the kernel's known failures (KNOWN_FAILURES) list it too,
