@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make distro-check: the README's install on Debian 13, done the way its
 # users would, in a disk image booted with its own init.  Needs root
 # (debootstrap, chroot, mounts).  Not part of make check.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make fresh-check: the README's "make check" on a fresh Debian 12 machine,
 # in a chroot on this one.  Needs root (debootstrap, chroot, mounts).
 #
