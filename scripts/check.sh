@@ -98,6 +98,7 @@ unit "$TOP/tests/harness/test-deps.sh"
 unit "$TOP/tests/harness/test-tap-summary.sh"
 unit "$TOP/tests/harness/test-apt-update.sh"
 unit "$TOP/tests/harness/test-retry.sh"
+unit "$TOP/tests/harness/test-docs.sh"
 
 # The series must compile with the feature, futexes or 32-bit compat off
 # (on the first base: the objects it compiles are the same on the other).
