@@ -23,12 +23,15 @@ failures=0
 
 "$CHECK" || failures=$((failures + 1))
 
-# copy DIR: the documents, their result files and the sources they count.
+# copy DIR: the documents, their result files and the sources they count,
+# with the generated parts rendered again, so that each case below starts
+# from a copy that passes whatever state the repository is in.
 copy() {
 	mkdir -p "$1/tools/testing/selftests/cgroup" "$1/tests"
 	cp -r "$TOP/README.md" "$TOP/docs" "$1/"
 	cp "$TOP"/tools/testing/selftests/cgroup/test_reap_on_kill*.c "$1/tools/testing/selftests/cgroup/"
 	cp -r "$TOP/tests/mutations" "$1/tests/"
+	DOCS_TOP=$1 "$GEN" update >/dev/null
 }
 
 # expect CASE CHECK DIR: check-docs.sh on DIR must fail, with a FAIL line
