@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The subtests of one of our kselftest binaries, read from its source: the
 # names in its tests[] table ("T(test_x),", one a line), in order, one a
 # line on stdout.  What scripts/check.sh expects the binary to report, so a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Summarize kselftest TAP output.
 #   tap-summary.sh [-a ALLOWED-SKIPS -b BASE [-f FLAVOUR]] [-e EXPECTED]
 #                  NAME TAPFILE RCFILE KNOWN-FAILURES [FLAKY]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Unit test of scripts/subtests.sh, run by scripts/check.sh: the names in a
 # source's tests[] table are what check.sh expects a binary of ours to
 # report, so the reader must find every entry, and must fail rather than

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Unit test of scripts/tap-summary.sh, run by scripts/check.sh: crafted TAP
 # files and exit statuses, and the verdicts they must get.  Our binaries
 # (OUR_TESTS) are held to the whole TAP contract, a skipped subtest of ours
