@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Runs inside the guest: record facts about the booted system for the
 # harness self-tests, then run kselftest binaries, one TAP file each.
 #   run-tests.sh OUTDIR TESTDIR TEST...
@@ -33,6 +34,9 @@ take_log "$out/boot.dmesg"
 	echo "scratch_fs=$(stat -f -c %T /scratch)"
 	echo "cwd_fs=$(stat -f -c %T .)"
 	echo "printk=$(cat /proc/sys/kernel/printk)"
+	echo "tracefs=$(stat -f -c %T /sys/kernel/tracing 2>&1)"
+	# What guest/init could not set up (one line each).
+	echo "init_errors=$(paste -sd';' /run/reap-init.errors 2>/dev/null)"
 } > "$out/facts"
 
 # run_one TEST TAPFILE: run one kselftest binary, its exit status in $rc.

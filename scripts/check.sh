@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The test command (make check, .ci/run): install what is missing, build the
 # patched kernels of both bases (mainline and the 6.12 backport, see lib.sh)
 # and their selftests, boot the guest, run the harness self-tests (on
@@ -31,7 +32,7 @@ passed=0 failed=0 skipped=0 xfailed=0
 
 # phase NAME: the time since the previous phase ended goes to NAME; the
 # run ends with all of them on one line (CI keeps only the end of a log).
-phases= phase_start=$(date +%s)
+phases='' phase_start=$(date +%s)
 phase() {
 	local now
 	now=$(date +%s)
@@ -50,14 +51,26 @@ result() {	# result pass|fail NAME [DETAIL]
 		echo "FAIL $prefix$2${3:+: $3}"
 	fi
 }
-# remember_failures: the names on the "FAIL NAME[: reason]" lines of stdin.
+# remember_failures: the names on the "FAIL NAME[: reason]" lines of stdin,
+# and the counts on its "RESULTS NAME: expected N, got M" lines (tallies:
+# the run's last lines repeat them, so a binary or suite that came short is
+# seen at the end).
+tallies=
 remember_failures() {
 	local line what
 	while IFS= read -r line; do
 		case $line in
 		"FAIL "*) what=${line#FAIL }; failures="$failures ${what%%: *}" ;;
+		"RESULTS "*) tallies="$tallies${tallies:+, }$(tally "${line#RESULTS }")" ;;
 		esac
 	done
+}
+# tally "NAME: expected N, got M": "NAME M/N", the short form of the end.
+tally() {
+	local name=${1%%: *} n m
+	n=${1#*expected } n=${n%%[ ,]*}
+	m=${1##*got } m=${m%%[ ,]*}
+	echo "$name $m/$n"
 }
 
 "$TOP/scripts/deps.sh"
@@ -96,6 +109,7 @@ unit() {	# unit SCRIPT
 }
 unit "$TOP/tests/harness/test-deps.sh"
 unit "$TOP/tests/harness/test-tap-summary.sh"
+unit "$TOP/tests/harness/test-subtests.sh"
 unit "$TOP/tests/harness/test-apt-update.sh"
 unit "$TOP/tests/harness/test-retry.sh"
 unit "$TOP/tests/harness/test-docs.sh"
@@ -205,10 +219,28 @@ else
 	result fail harness:cost_benchmark_runs "exit ${rc:-none} (guest $guest_rc), or covered kills were not reaped (reaps per kill)"
 fi
 
+# summary_opts BASE BINARY: tap-summary.sh's options for BINARY's results
+# on BASE's kernel, in opts: which skips of ours are allowed there, and for
+# ours the tests their source lists (in BASE's tree, which the binary was
+# built from), each of which must report.  A source whose table cannot be
+# read is a failure of its own, and the binary is then held to its plan.
+summary_opts() {
+	local b=$1 t=$2 src list
+	opts=(-a "$TOP/tests/allowed-skips" -b "$b" -f "$flavour")
+	case " $OUR_TESTS " in *" $t "*) ;; *) return 0 ;; esac
+	src=$BUILD/linux-$b/tools/testing/selftests/cgroup/$t.c
+	list=$tmp/$b-$t.expected
+	if "$TOP/scripts/subtests.sh" "$src" > "$list" 2> "$list.err"; then
+		opts+=(-e "$list")
+	else
+		result fail "$t:expected_results" "$(head -1 "$list.err")"
+	fi
+}
+
 # check_base BASE: our and upstream's selftests on BASE's kernel; every
 # result line names the base.
 check_base() {
-	local b=$1 res rc build_id missing c known t summary lines p f s x first
+	local b=$1 res rc build_id missing c known t summary lines p f s x first opts
 	step "booting the $flavour $b kernel for the selftests"
 	res=$BUILD/results-$b
 	rm -rf "$res"
@@ -252,11 +284,19 @@ check_base() {
 	else
 		result fail harness:tests_run_on_ext4_scratch "tests ran on '$(fact cwd_fs)'"
 	fi
+	# Without the trace our tests cannot tell a reap from an exit.
+	if [ "$(fact tracefs)" = tracefs ]; then
+		result pass harness:tracefs_mounted
+	else
+		result fail harness:tracefs_mounted "/sys/kernel/tracing is '$(fact tracefs)'; guest/init: $(fact init_errors)"
+	fi
 
 	step "selftest results ($b)"
 	for t in $OUR_TESTS $UPSTREAM_TESTS; do
-		summary=$("$TOP/scripts/tap-summary.sh" "$t" "$res/$t.tap" "$res/$t.rc" "$known" "$TOP/tests/flaky")
-		lines=$(grep -v '^COUNTS' <<<"$summary" | sed -E "s/^(PASS|FAIL|SKIP|XFAIL|XPASS) /\1 $prefix/")
+		summary_opts "$b" "$t"
+		summary=$("$TOP/scripts/tap-summary.sh" "${opts[@]}" \
+			"$t" "$res/$t.tap" "$res/$t.rc" "$known" "$TOP/tests/flaky")
+		lines=$(grep -v '^COUNTS' <<<"$summary" | sed -E "s/^(PASS|FAIL|SKIP|XFAIL|XPASS|RESULTS) /\1 $prefix/")
 		[ -n "$lines" ] && printf '%s\n' "$lines"
 		remember_failures <<<"$lines"
 		read -r _ p f s x < <(grep '^COUNTS' <<<"$summary")
@@ -293,6 +333,7 @@ fi
 
 echo "time: $phases; total $(($(date +%s) - REAP_T0)) s"
 [ -n "$failures" ] && echo "failed:$failures"
+echo "results (got/expected): $tallies"
 echo "$skipped skipped (reasons above), $xfailed known failures (tests/known-failures)"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
