@@ -110,6 +110,7 @@ unit() {	# unit SCRIPT
 unit "$TOP/tests/harness/test-deps.sh"
 unit "$TOP/tests/harness/test-tap-summary.sh"
 unit "$TOP/tests/harness/test-subtests.sh"
+unit "$TOP/tests/harness/test-build-tests.sh"
 unit "$TOP/tests/harness/test-apt-update.sh"
 unit "$TOP/tests/harness/test-retry.sh"
 unit "$TOP/tests/harness/test-docs.sh"
