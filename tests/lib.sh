@@ -14,6 +14,18 @@ pass() { echo "PASS $P:$1"; }
 fail() { echo "FAIL $P:$1: $2"; }
 skip() { echo "SKIP $P:$1: $2"; }
 
+# expect NAME...: the checks this suite must print a result for, declared
+# before it runs any, as "EXPECT $P:NAME" lines.  The host reads the
+# output with scripts/suite-results.sh, which fails each declared check
+# that printed no PASS, FAIL or SKIP line (the suite stopped: set -u, a
+# command not found, a timeout), each result that was not declared or came
+# twice, and each suite it is told to expect that declared nothing (its
+# script is missing or died before expect).  $P must not contain ":".
+expect() {
+	local name
+	for name; do echo "EXPECT $P:$name"; done
+}
+
 # wait_for TENTHS CMD...: runs CMD every tenth of a second until it
 # succeeds; fails once it has failed TENTHS times.
 wait_for() {
