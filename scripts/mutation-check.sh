@@ -1,15 +1,22 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Prove that the tests guard the safety claims: for each mutation in
 # tests/mutations/ (a patch that removes one protection from the kernel),
 # build the mutated kernel, run the tests the mutation names in the guest,
-# and require at least one of them to fail.  A mutation no test catches is
-# a claim nothing proves.
+# and require at least one of them to fail ("not ok") and none of them to
+# skip or go without a result: a skip or a missing result proves nothing
+# either way, and the run fails on it as "unproven", apart from "not
+# caught" (every named test passed).  A mutation no test catches is a
+# claim nothing proves.
 #
 #   mutation-check.sh [NAME...]     default: every tests/mutations/*.patch
 #
 # A mutation file starts with comment lines: what the protection is, and
 # "# tests: BINARY:TEST ..." (the tests expected to catch it), then a
-# unified diff against the composed kernel tree.  The mutants of base
+# unified diff against the composed kernel tree, which must apply as it is:
+# no fuzz (a context line that is gone means the patch no longer says what
+# it removes), offsets allowed and shown (the file moved on around an
+# unchanged context).  The mutants of base
 # $KBASE are built in a copy of its tree (build/mutant/linux-KBASE, our
 # files copied, not linked) into build/obj/mutant-KBASE, so the patched
 # kernel is never touched; each base has its own, as a tree switched to
@@ -41,15 +48,72 @@ restore() {
 	done
 }
 
-# caught LOG BINARY TEST: did TEST of BINARY fail (or not report) in LOG?
-# The console ends lines with CR LF: strip the CR, or no line matches and
-# every test would look as if it had died.
-caught() {
-	local log=$1 bin=$2 test=$3 tap
-	tap=$(tr -d '\r' < "$log.$bin")
-	grep -qE "^not ok [0-9]+ $test( |\$)" <<<"$tap" && return 0
-	grep -qE "^ok [0-9]+ $test( |\$)" <<<"$tap" && return 1
-	return 0	# no result at all: the binary died on the way
+# apply_mutation DIR PATCH LOG: apply PATCH to DIR without fuzz, after a
+# dry run, so that one that does not apply leaves DIR as it was; prints
+# "FILE: Hunk #N succeeded at L (offset K lines)." for each hunk that needed
+# an offset, or, if it does not apply, "FILE: Hunk #N FAILED ..." (the
+# first), and fails.
+apply_mutation() {
+	local dir=$1 mut=$2 log=$3 hunks='/^(checking|patching) file / { f = $3 } /^Hunk #/ { print f ": " $0 }'
+	if ! patch --dry-run --fuzz=0 -p1 -d "$dir" < "$mut" > "$log" 2>&1; then
+		awk "$hunks" "$log" | grep -m1 FAILED || tail -1 "$log"
+		return 1
+	fi
+	patch --fuzz=0 --no-backup-if-mismatch -p1 -d "$dir" < "$mut" >> "$log" 2>&1 || return 1
+	sed -n '/^patching file /,$p' "$log" | awk "$hunks" | grep offset || true
+}
+
+# outcome TAP TEST: what TEST's result line in TAP (a guest's output) says
+# of the mutation: "caught" (not ok), "passed" (ok: not caught), "skipped"
+# or "missing" (no result: the binary died, or skipped as a whole).  The
+# console ends lines with CR LF: strip the CR, or no line matches.
+outcome() {
+	local tap
+	tap=$(tr -d '\r' < "$1")
+	if grep -qE "^not ok [0-9]+ $2( |\$)" <<<"$tap"; then
+		echo caught
+	elif grep -qE "^ok [0-9]+ (# SKIP $2(:| |\$)|$2 +# SKIP)" <<<"$tap"; then
+		echo skipped
+	elif grep -qE "^ok [0-9]+ $2( |\$)" <<<"$tap"; then
+		echo passed
+	else
+		echo missing
+	fi
+}
+
+# sort_outcomes BINARY TAP RC TEST...: add the TESTs of BINARY that caught
+# the mutation in TAP (the guest's exit status RC) to hit, those that prove
+# nothing to unproven.  A kernel report (RC 125) catches it, and explains
+# the results the binary did not get to print; a skip it does not explain.
+sort_outcomes() {
+	local bin=$1 tap=$2 rc=$3 t
+	shift 3
+	[ "$rc" = 125 ] && hit="$hit $bin:(kernel report)"
+	for t; do
+		case $(outcome "$tap" "$t") in
+		caught) hit="$hit $bin:$t" ;;
+		skipped) unproven="$unproven $bin:$t (skipped)" ;;
+		missing) [ "$rc" = 125 ] || unproven="$unproven $bin:$t (no result, exit $rc)" ;;
+		esac
+	done
+}
+
+# judge NAME WRONG HIT UNPROVEN TESTS: the mutation's line, and success if
+# it is proven: booted (WRONG empty), caught by one of its TESTS (HIT),
+# none of them unproven.
+judge() {
+	local name=$1 wrong=$2 hit=$3 unproven=$4 tests=$5 logs=$6
+	if [ -n "$wrong" ]; then
+		echo "FAIL mutation:$name: $wrong; logs $logs"
+	elif [ -n "$unproven" ]; then
+		echo "FAIL mutation:$name: unproven:$unproven${hit:+ (caught by$hit)}; logs $logs"
+	elif [ -n "$hit" ]; then
+		echo "PASS mutation:$name (caught by$hit)"
+		return 0
+	else
+		echo "FAIL mutation:$name: not caught: no test failed without the protection ($tests); logs $logs"
+	fi
+	return 1
 }
 
 passed=0 failed=0
@@ -61,11 +125,12 @@ for name in $want; do
 	mapfile -t files < <(patched_files "$mut")
 	restore "${files[@]}"
 	step "mutation $name: $(sed -n '1s/^# //p' "$mut")"
-	if ! patch -s -p1 -d "$src" < "$mut" >"$log.build" 2>&1; then
-		echo "FAIL mutation:$name: the patch no longer applies (see ${log#"$TOP"/}.build)"
+	if ! offsets=$(apply_mutation "$src" "$mut" "$log.build"); then
+		echo "FAIL mutation:$name: tests/mutations/$name.patch does not apply without fuzz, refresh it: $offsets (${log#"$TOP"/}.build)"
 		failed=$((failed + 1))
 		continue
 	fi
+	[ -z "$offsets" ] || say "mutation $name applies with offsets: $(paste -sd';' <<<"$offsets")"
 	if ! make -C "$src" O="$obj" CC="$TOP/scripts/ccache-gcc" -j"$(make_jobs)" bzImage \
 		>>"$log.build" 2>&1; then
 		restore "${files[@]}"
@@ -83,7 +148,7 @@ for name in $want; do
 		bin=${spec%%:*}
 		case " $by " in *" $bin "*) ;; *) by="$by $bin" ;; esac
 	done
-	hit="" wrong=""
+	hit="" wrong="" unproven=""
 	for bin in $by; do
 		names=$(for spec in $tests; do
 			if [ "${spec%%:*}" = "$bin" ]; then echo "${spec#*:}"; fi
@@ -103,19 +168,12 @@ for name in $want; do
 			wrong="the guest did not boot the mutant (build ID ${build_id:-unknown} not in its notes)"
 			break
 		fi
-		[ "$rc" = 125 ] && hit="$hit $bin:(kernel report)"
-		for t in $names; do
-			caught "$log" "$bin" "$t" && hit="$hit $bin:$t"
-		done
+		# shellcheck disable=SC2086 # a list of names
+		sort_outcomes "$bin" "$log.$bin" "$rc" $names
 	done
-	if [ -n "$wrong" ]; then
-		echo "FAIL mutation:$name: $wrong; logs ${log#"$TOP"/}.*"
-		failed=$((failed + 1))
-	elif [ -n "$hit" ]; then
-		echo "PASS mutation:$name (caught by$hit)"
+	if judge "$name" "$wrong" "$hit" "$unproven" "$tests" "${log#"$TOP"/}.*"; then
 		passed=$((passed + 1))
 	else
-		echo "FAIL mutation:$name: no test failed without the protection ($tests); logs ${log#"$TOP"/}.*"
 		failed=$((failed + 1))
 	fi
 done
