@@ -23,7 +23,7 @@ REL=${SD#"$TOP"/}
 SD_UNIT_TESTS=${SD_UNIT_TESTS:-$(sd_unit_tests "$SD_BASE")}
 # The man pages that document the setting, rendered as systemd's build does
 # (xsltproc, docbook-xsl), for tests/systemd/check-man.sh.
-SD_MAN_PAGES="man/systemd.resource-control.5 man/systemd-system.conf.5 man/org.freedesktop.systemd1.5"
+SD_MAN_PAGES="man/systemd.resource-control.5 man/systemd-oomd.service.8 man/org.freedesktop.systemd1.5"
 
 "$TOP/scripts/systemd-source.sh"
 

@@ -21,7 +21,8 @@
 #   test-runtimes.sh HOG       HOG: tests/containers/hog.c, linked statically
 #
 # Prints "PASS containers:<runtime>_<what>", "FAIL ...: why" or
-# "SKIP ...: why" (a runtime that is not installed).
+# "SKIP ...: why" (a runtime that is not installed), after the "EXPECT"
+# lines of tests/lib.sh's expect (scripts/suite-results.sh).
 set -uo pipefail
 hog=$1
 work=/tmp/reap-ctr
@@ -243,6 +244,9 @@ podman_runtime() {
 	umount "$dir/store"
 }
 
+expect runc_file_set runc_killed_process_reaped runc_invalid_value_refused \
+	crun_file_set crun_killed_process_reaped crun_invalid_value_refused runc_parent_covered \
+	podman_file_set podman_killed_process_reaped podman_invalid_value_refused
 mkdir -p "$work" "$parent"
 if [ ! -x "$hog" ]; then
 	fail setup "no hog program at $hog (tests/containers/hog.c, linked statically)"

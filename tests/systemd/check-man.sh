@@ -10,22 +10,32 @@
 #     the notes list that hold a URL too long to break (upstream's);
 #   - systemd.resource-control(5) lists MemoryReapOnKill= among the memory
 #     controller's settings (the entry before it is a Memory*= one), its
-#     text holds no markup left unrendered, and it says when it was added
+#     text holds no markup left unrendered, starts "Takes a boolean
+#     argument. Defaults to unset", says what systemctl stop does (SIGTERM,
+#     then SIGKILL after TimeoutStopSec=), that unprivileged managers and
+#     Delegate= can enable it, how to cover all slices (slice.d/) and the
+#     root slice, and links the kernel's section; it says when it was added
 #     on 262 (v263) and makes no version claim on the 257 backport;
-#   - systemd-system.conf(5) lists DefaultMemoryReapOnKill=;
-#   - org.freedesktop.systemd1(5) lists the Manager's DefaultMemoryReapOnKill,
-#     and MemoryReapOnKill and EffectiveMemoryReapOnKill on each of the six
+#     ManagedOOMSwap=/ManagedOOMMemoryPressure= point to it;
+#   - systemd-oomd.service(8) recommends it;
+#   - org.freedesktop.systemd1(5) lists MemoryReapOnKill on each of the six
 #     unit interfaces with resource-control settings (slice, scope, service,
-#     socket, mount, swap).
-# Prints "PASS systemd-BASE:man_<what>" or "FAIL ...: why" per check.
+#     socket, mount, swap), and no EffectiveMemoryReapOnKill nor
+#     DefaultMemoryReapOnKill (both dropped).
+# Prints the "EXPECT" lines of tests/lib.sh's expect, then "PASS
+# systemd-BASE-man:<what>" or "FAIL ...: why" per check.
 set -uo pipefail
 obj=$1 base=$2
 label=systemd-$base
 man=$obj/man
-pages="systemd.resource-control.5 systemd-system.conf.5 org.freedesktop.systemd1.5"
+pages="systemd.resource-control.5 systemd-oomd.service.8 org.freedesktop.systemd1.5"
 
-ok() { echo "PASS $label:man_$1"; }
-bad() { echo "FAIL $label:man_$1: $2"; }
+P=$label-man
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+expect rendered groff_clean resource_control_entry resource_control_version managed_oom_xref oomd_xref dbus_properties
+ok() { pass "$1"; }
+bad() { fail "$1" "$2"; }
 
 for tool in preconv groff; do
 	command -v "$tool" >/dev/null || { bad rendered "no $tool: install Debian package groff-base"; exit 0; }
@@ -70,10 +80,20 @@ elif [[ $before != Memory*= ]]; then
 	bad resource_control_entry "MemoryReapOnKill= follows '$before', not a Memory*= setting"
 elif grep -qE '<|>|&[a-z]+;|\\f|FIXME' <<<"$entry"; then
 	bad resource_control_entry "markup left in the text: $(grep -m1 -E '<|>|&[a-z]+;|\\f|FIXME' <<<"$entry")"
-elif ! grep -q 'memory.reap_on_kill' <<<"$entry" || ! grep -q 'kill_reap' <<<"$entry"; then
-	bad resource_control_entry "the entry names neither the memory.reap_on_kill attribute nor kill_reap"
 else
-	ok resource_control_entry
+	# The entry's text as one line, for phrases that a line break may split.
+	flat=$(tr -s ' \n' '  ' <<<"$entry")
+	missing=
+	for phrase in 'Takes a boolean argument. Defaults to unset' 'memory.reap_on_kill' 'kill_reap' \
+		'systemctl stop sends SIGTERM' 'TimeoutStopSec=' 'Delegate=' 'slice.d/' 'root slice' \
+		'Reaping Killed Processes'; do
+		grep -qF -- "$phrase" <<<"$flat" || missing="$missing '$phrase'"
+	done
+	if [ -n "$missing" ]; then
+		bad resource_control_entry "the entry lacks:$missing"
+	else
+		ok resource_control_entry
+	fi
 fi
 version=$(grep -o 'Added in version [0-9]*' <<<"$entry" || true)
 case $base:$version in
@@ -81,18 +101,23 @@ case $base:$version in
 *) bad resource_control_version "says '${version:-nothing}' on $base (want 'Added in version 263' on 262, nothing on the 257 backport)" ;;
 esac
 
-if render systemd-system.conf.5 | grep -q '^       DefaultMemoryReapOnKill=$'; then
-	ok system_conf_entry
+moom=$(awk '/^       [A-Za-z]/ { on = ($1 == "ManagedOOMSwap=auto|kill") } on' <<<"$text" | tr -s ' \n' '  ')
+if grep -qF 'MemoryReapOnKill=yes' <<<"$moom"; then
+	ok managed_oom_xref
 else
-	bad system_conf_entry "no DefaultMemoryReapOnKill= entry in systemd-system.conf(5)"
+	bad managed_oom_xref "the ManagedOOMSwap=/ManagedOOMMemoryPressure= entry does not point to MemoryReapOnKill="
+fi
+if render systemd-oomd.service.8 | tr -s ' \n' '  ' | grep -qF 'MemoryReapOnKill=yes'; then
+	ok oomd_xref
+else
+	bad oomd_xref "systemd-oomd.service(8) does not mention MemoryReapOnKill=yes"
 fi
 
 dbus=$(render org.freedesktop.systemd1.5)
 n_set=$(grep -c 'readonly b MemoryReapOnKill = \.\.\.;' <<<"$dbus")
-n_eff=$(grep -c 'readonly b EffectiveMemoryReapOnKill = \.\.\.;' <<<"$dbus")
-n_def=$(grep -c 'readonly b DefaultMemoryReapOnKill = \.\.\.;' <<<"$dbus")
-if [ "$n_set" = 6 ] && [ "$n_eff" = 6 ] && [ "$n_def" = 1 ]; then
+n_gone=$(grep -c 'EffectiveMemoryReapOnKill\|DefaultMemoryReapOnKill' <<<"$dbus")
+if [ "$n_set" = 6 ] && [ "$n_gone" = 0 ]; then
 	ok dbus_properties
 else
-	bad dbus_properties "MemoryReapOnKill on $n_set, EffectiveMemoryReapOnKill on $n_eff unit interfaces (want 6 each), DefaultMemoryReapOnKill $n_def times (want 1)"
+	bad dbus_properties "MemoryReapOnKill on $n_set unit interfaces (want 6), $n_gone mentions of the dropped EffectiveMemoryReapOnKill/DefaultMemoryReapOnKill (want 0)"
 fi

@@ -1,9 +1,13 @@
 #!/bin/bash
 # libcgroup's tools (Debian's cgroup-tools) and memory.reap_on_kill, run in
 # the guest (busybox init, cgroup2 at /sys/fs/cgroup).  Prints one line per
-# test: "PASS name", "FAIL name: reason" or "SKIP name: reason".
+# test: "PASS name", "FAIL name: reason" or "SKIP name: reason", after the
+# "EXPECT" lines of tests/lib.sh's expect (scripts/suite-results.sh).
 set -u
-CG=/sys/fs/cgroup
+P=libcgroup
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+expect cgcreate cgset cgget invalid_value cgconfigparser cgconfigparser_invalid_value set_by_cgset_reaps
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 check() {	# check NAME REASON-IF-FALSE SHELL-CONDITION
@@ -12,7 +16,7 @@ check() {	# check NAME REASON-IF-FALSE SHELL-CONDITION
 file() { cat "$CG/$1/memory.reap_on_kill" 2>/dev/null || echo missing; }
 
 if ! command -v cgcreate >/dev/null; then
-	for t in cgcreate cgset cgget cgconfigparser invalid_value; do
+	for t in cgcreate cgset cgget invalid_value cgconfigparser cgconfigparser_invalid_value set_by_cgset_reaps; do
 		echo "SKIP libcgroup:$t: cgroup-tools is not installed (scripts/deps.sh systemd)"
 	done
 	exit 0

@@ -1,19 +1,22 @@
 #!/bin/bash
 # Integration test of systemd's MemoryReapOnKill=, run in the guest with our
 # systemd as PID 1 (scripts/guest-run.sh --systemd).  Prints one line per
-# test: "PASS name", "FAIL name: reason" or "SKIP name: reason".
+# test: "PASS name", "FAIL name: reason" or "SKIP name: reason", after the
+# "EXPECT" lines of tests/lib.sh's expect, which scripts/suite-results.sh
+# holds it to.
 #
-#   test-memory-reap-on-kill.sh [patched|stock]
+#   test-memory-reap-on-kill.sh [patched|nofile]
 #
-# "stock": the kernel has no memory.reap_on_kill; only check that units
-# using the setting still start, that the manager warns about each of them
-# and says nothing about the others.  Test names start with $SD_LABEL
-# (default "systemd"); $SD_BASE, if set, is the systemd version PID 1 must
-# be.
+# "nofile": the kernel has no memory.reap_on_kill (CONFIG_MEMCG_REAP_ON_KILL
+# unset, or a stock kernel); check that units using the setting still
+# start, and that with the documented drop-in for all slices a manager
+# logs the missing attribute once, not once per unit or reload.  Test
+# names start with $SD_LABEL (default "systemd"); $SD_BASE, if set, is the
+# systemd version PID 1 must be.
 set -u
 kernel=${1:-patched}
 P=${SD_LABEL:-systemd}
-[ "$kernel" = stock ] && P=$P-stock
+[ "$kernel" = nofile ] && P=$P-nofile
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 ETC=/etc/systemd/system
@@ -58,6 +61,17 @@ kill_victim() {	# kill_victim UNIT COUNTING-CGROUP WAIT-TENTHS -> sets before, a
 	return 0
 }
 
+# The checks each mode must print (check-systemd.sh fails on a missing one).
+if [ "$kernel" = nofile ]; then
+	expect pid1_is_patched_systemd kernel_lacks_memory_reap_on_kill units_start warns_once
+else
+	expect pid1_is_patched_systemd kernel_has_memory_reap_on_kill invalid_value_rejected \
+		slice_dropin_sets_file show_property service_in_slice_sigkill_is_reaped analyze_dump \
+		service_outside_not_covered unset_keeps_foreign_value set_property_runtime_flips \
+		set_property_runtime_dropin set_property_persistent set_property_slice_off_on \
+		systemd_run_property systemd_run_sigkill_is_reaped all_slices_dropin no_warning
+fi
+
 if [ "$(readlink /proc/1/exe)" = /usr/lib/systemd/systemd ] &&
    systemctl --version | head -1 | grep -q "^systemd ${SD_BASE:-[0-9]*} (.*reap-on-kill)"; then
 	pass pid1_is_patched_systemd
@@ -65,37 +79,42 @@ else
 	fail pid1_is_patched_systemd "PID 1 is $(readlink /proc/1/exe), $(systemctl --version | head -1)"
 	exit 0
 fi
+# The manager's messages are read from the journal.
+systemctl start systemd-journald.socket systemd-journald.service
+# warnings_since CURSOR: how many "does not support memory.reap_on_kill"
+# messages the journal holds after CURSOR.
+cursor() { journalctl -q -n 0 --show-cursor | awk '{ print $3 }'; }
+warnings_since() {
+	journalctl --sync
+	journalctl -q -o cat --after-cursor="$1" | grep -c 'does not support memory.reap_on_kill'
+}
+# The drop-in for all slices that the man page documents.
+all_slices_dropin() {	# all_slices_dropin yes|no
+	mkdir -p /run/systemd/system/slice.d
+	printf '[Slice]\nMemoryReapOnKill=%s\n' "$1" > /run/systemd/system/slice.d/50-reap-on-kill.conf
+}
 
-if [ "$kernel" = stock ]; then
+if [ "$kernel" = nofile ]; then
 	if [ -e "$CG/system.slice/memory.reap_on_kill" ]; then
-		fail stock_kernel_unit_starts "the stock kernel has memory.reap_on_kill"
+		fail kernel_lacks_memory_reap_on_kill "this kernel has memory.reap_on_kill"
 		exit 0
 	fi
+	pass kernel_lacks_memory_reap_on_kill
+	# As at boot: a manager executed afresh, with every slice set by the
+	# drop-in, two services that set it, and a reload.
+	all_slices_dropin yes
 	mkdir -p "$ETC"
-	cat > "$ETC/reap-stock.service" <<-EOF
-	[Service]
-	MemoryReapOnKill=yes
-	ExecStart=/bin/sleep 1000
-	EOF
+	printf '[Service]\nMemoryReapOnKill=yes\nExecStart=/bin/sleep 1000\n' > "$ETC/reap-nofile.service"
+	c=$(cursor)
+	systemctl daemon-reexec
+	systemd-run -q -p MemoryReapOnKill=yes --unit=reap-nofile-run /bin/sleep 1000
+	systemctl start reap-nofile.service
 	systemctl daemon-reload
-	systemd-run -q -p MemoryReapOnKill=yes --unit=reap-stock-run /bin/sleep 1000
-	systemctl start reap-stock.service
-	check stock_kernel_unit_starts "a unit with MemoryReapOnKill=yes did not start" \
-		'systemctl is-active -q reap-stock.service reap-stock-run.service'
-	# Each unit that sets yes is told, at warning level, that it has no
-	# effect; the units that write the default 0 (every unit with the memory
-	# controller, since boot) say nothing.  The manager logs to the kernel
-	# log until journald runs, to the journal after.
-	logged() { { dmesg --level=warn; journalctl -q -b -p warning -o cat; } 2>/dev/null; }
-	warned=$(logged | grep -c 'MemoryReapOnKill=yes has no effect')
-	for u in reap-stock.service reap-stock-run.service; do
-		check "stock_kernel_warns_$u" "no warning naming $u at level warning ($warned warnings in all)" \
-			'logged | grep "$u" | grep -q "MemoryReapOnKill=yes has no effect"'
-	done
-	others=$({ dmesg; journalctl -q -b -o cat; } 2>/dev/null | grep 'reap_on_kill\|MemoryReapOnKill' |
-		 grep -v 'reap-stock\(-run\)\?\.service' || true)
-	check stock_kernel_silent_for_others "other units logged about it: $(head -1 <<<"$others")" \
-		'[ -z "$others" ]'
+	check units_start "a unit with MemoryReapOnKill=yes did not start" \
+		'systemctl is-active -q reap-nofile.service reap-nofile-run.service'
+	n=$(warnings_since "$c")
+	check warns_once "$n warnings since the re-execution, want 1: $(journalctl -q -o cat --after-cursor="$c" | grep -m1 'memory.reap_on_kill')" \
+		'[ "$n" = 1 ]'
 	exit 0
 fi
 
@@ -103,6 +122,8 @@ if [ ! -e "$CG/system.slice/memory.reap_on_kill" ]; then
 	fail kernel_has_memory_reap_on_kill "no memory.reap_on_kill in $CG/system.slice"
 	exit 0
 fi
+pass kernel_has_memory_reap_on_kill
+c0=$(cursor)
 
 mkdir -p "$ETC/reaptest.slice.d"
 cat > "$ETC/reaptest.slice.d/reap.conf" <<-EOF
@@ -124,15 +145,11 @@ ExecStart=/bin/sleep 100000
 EOF
 systemctl daemon-reload
 
-# An invalid value is rejected with the usual message; the unit still loads.
-# The manager logs to the kernel log while journald is not running.
+# An invalid value is rejected with the parser's message (not as an unknown
+# key); the unit still loads.
 check invalid_value_rejected "LoadState=$(prop reap-bad.service LoadState) MemoryReapOnKill=$(prop reap-bad.service MemoryReapOnKill), or no 'Failed to parse' in the log" \
 	'[ "$(prop reap-bad.service LoadState)" = loaded ] && [ "$(prop reap-bad.service MemoryReapOnKill)" = no ] &&
-	 { dmesg; journalctl -q -b -o cat 2>/dev/null; } | grep -q "reap-bad.service:3: Failed to parse MemoryReapOnKill=maybe, ignoring"'
-
-# Default off.
-check default_off "MemoryReapOnKill=$(prop reap-outside.service MemoryReapOnKill), want no" \
-	'[ "$(prop reap-outside.service MemoryReapOnKill)" = no ]'
+	 journalctl -q -b -o cat | grep -q "reap-bad.service:3: Failed to parse MemoryReapOnKill=maybe, ignoring"'
 
 # A drop-in on a slice sets the slice's file; a service in it is covered.
 # (Up to 60 s for the reap: the host may be loaded, the guest is emulated.)
@@ -145,6 +162,7 @@ if kill_victim reap-victim.service reaptest.slice 600; then
 		'[ "$after" -gt "$before" ]'
 else
 	fail slice_dropin_sets_file "the victim service did not start or allocate"
+	fail show_property "the victim service did not start or allocate"
 	fail service_in_slice_sigkill_is_reaped "the victim service did not start or allocate"
 fi
 
@@ -162,6 +180,22 @@ if kill_victim reap-outside.service system.slice 50; then
 else
 	fail service_outside_not_covered "the service did not start or allocate"
 fi
+
+# Unset leaves the attribute alone: a value written by someone else (a
+# container runtime's systemd cgroup driver writes linux.resources.unified
+# into the scope it asked for) survives a reload and a re-application of
+# the memory attributes (seen in memory.high).
+systemd-run -q --scope --unit=reap-foreign -p MemoryAccounting=yes /bin/sleep 100000 &
+wait_for 100 systemctl is-active -q reap-foreign.scope
+fcg=$(prop reap-foreign.scope ControlGroup)
+echo 1 > "$CG/$fcg/memory.reap_on_kill"
+systemctl daemon-reload
+systemctl set-property --runtime reap-foreign.scope MemoryHigh=64M
+wait_for 100 grep -qx $((64 * MiB)) "$CG/$fcg/memory.high"
+check unset_keeps_foreign_value "file $(file "$fcg") after daemon-reload and set-property MemoryHigh=64M (memory.high $(cat "$CG/$fcg/memory.high")), want 1" \
+	'[ "$(file "$fcg")" = 1 ] && [ "$(cat "$CG/$fcg/memory.high")" = $((64 * MiB)) ]'
+systemctl stop reap-foreign.scope
+wait
 
 # systemctl set-property flips it at runtime: --runtime and persistent.
 systemctl start reap-sp.service
@@ -205,5 +239,24 @@ if wait_for 300 mem_over "$runcg" $((48 * MiB)); then
 else
 	fail systemd_run_sigkill_is_reaped "reap-run.service never reached 48 MiB"
 fi
+
+# The drop-in for all slices covers every slice but the root; removed, the
+# slices keep their value (unset leaves it), so switch it off the same way.
+printf '[Slice]\n' > "$ETC/reaptest2.slice"
+all_slices_dropin yes
+systemctl daemon-reload
+systemctl start reaptest2.slice
+d1="$(file system.slice)$(file reaptest2.slice)$(prop -.slice MemoryReapOnKill)"
+all_slices_dropin no
+systemctl daemon-reload
+d0="$(file system.slice)$(file reaptest2.slice)"
+rm -f /run/systemd/system/slice.d/50-reap-on-kill.conf
+systemctl daemon-reload
+systemctl stop reaptest2.slice
+check all_slices_dropin "system.slice, reaptest2.slice, -.slice: $d1 with the drop-in (want 11yes), $d0 with it set to no (want 00)" \
+	'[ "$d1$d0" = 11yes00 ]'
+
+n=$(warnings_since "$c0")
+check no_warning "$n 'does not support memory.reap_on_kill' messages on a kernel that has it" '[ "$n" = 0 ]'
 
 exit 0
