@@ -9,6 +9,12 @@
 # Exits non-zero on any failure.  CHECK_KBASES="6.12" (or "mainline")
 # checks one base only.
 #
+# Nothing of ours passes by not running: a subtest of ours that skips fails
+# unless tests/allowed-skips allows it on that kernel, each of our binaries
+# must report every test of its source's tests[] table (scripts/subtests.sh),
+# and each binary and shell suite prints "RESULTS NAME: expected N, got M",
+# repeated in short on the run's last lines.
+#
 # CHECK_FLAVOUR=debug (make check-debug) does the same on the debug kernel
 # (KASAN, lockdep, DEBUG_VM, DEBUG_OBJECTS_WORK, KFENCE, kmemleak).
 . "$(dirname "$0")/lib.sh"
