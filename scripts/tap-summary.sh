@@ -43,8 +43,10 @@ shift $((OPTIND - 1))
 [ -z "$expected" ] || [ -r "$expected" ] || die "no list of expected tests at $expected"
 name=$1 tap=$2 rcfile=$3 known=$4 flaky=${5:-/dev/null}
 if [ ! -f "$tap" ]; then
+	n='?'
+	[ -z "$expected" ] || n=$(grep -c '[^[:space:]]' "$expected" || true)
 	echo "FAIL $name: no output (test not run)"
-	echo "RESULTS $name: expected $([ -n "$expected" ] && grep -c '[^[:space:]]' "$expected" || echo ?), got 0"
+	echo "RESULTS $name: expected $n, got 0"
 	echo "COUNTS 0 1 0 0"
 	exit 0
 fi
