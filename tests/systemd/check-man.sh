@@ -101,7 +101,7 @@ case $base:$version in
 *) bad resource_control_version "says '${version:-nothing}' on $base (want 'Added in version 263' on 262, nothing on the 257 backport)" ;;
 esac
 
-moom=$(awk '/^       [A-Za-z]/ { on = ($1 == "ManagedOOMSwap=auto|kill") } on' <<<"$text" | tr -s ' \n' '  ')
+moom=$(awk '/^       [A-Za-z]/ { on = ($1 ~ /^ManagedOOMSwap=/) } on' <<<"$text" | tr -s ' \n' '  ')
 if grep -qF 'MemoryReapOnKill=yes' <<<"$moom"; then
 	ok managed_oom_xref
 else

@@ -28,8 +28,10 @@ check() {	# check NAME REASON-IF-FALSE SHELL-CONDITION
 }
 
 # "name=value" of systemctl show, the value only.
-prop() { systemctl show -P "$2" "$1" 2>/dev/null; }
+prop() { systemctl show -P "$2" -- "$1" 2>/dev/null; }
 file() { cat "$CG/$1/memory.reap_on_kill" 2>/dev/null || echo missing; }
+# For wait_for: a reload realizes the cgroups again after it returned.
+file_is() { [ "$(file "$1")" = "$2" ]; }
 
 # A service that touches 64 MiB of anonymous memory, then sleeps.
 ALLOC="$PY -c 'import time; b = bytes(1) * (64 << 20); time.sleep(100000)'"
@@ -246,9 +248,11 @@ printf '[Slice]\n' > "$ETC/reaptest2.slice"
 all_slices_dropin yes
 systemctl daemon-reload
 systemctl start reaptest2.slice
+wait_for 50 file_is system.slice 1
 d1="$(file system.slice)$(file reaptest2.slice)$(prop -.slice MemoryReapOnKill)"
 all_slices_dropin no
 systemctl daemon-reload
+wait_for 50 file_is system.slice 0
 d0="$(file system.slice)$(file reaptest2.slice)"
 rm -f /run/systemd/system/slice.d/50-reap-on-kill.conf
 systemctl daemon-reload
