@@ -85,7 +85,14 @@
 #define CREATE_TRACE_POINTS
 #include <trace/events/reap_on_kill.h>
 
-DEFINE_STATIC_KEY_FALSE(reap_on_kill_key);
+/*
+ * On while any memory cgroup has the setting.  Turning a static key on or
+ * off patches the kernel text on every CPU, isolated ones too; a loop of
+ * writes in a delegated cgroup must not be a way to do that at will, so
+ * the last one off takes effect a second later, and a write that turns it
+ * on again within that second patches nothing.
+ */
+DEFINE_STATIC_KEY_DEFERRED_FALSE(reap_on_kill_key, HZ);
 
 static struct workqueue_struct *reap_on_kill_wq;
 
@@ -356,21 +363,11 @@ static void reap_fence_ipi(void *unused)
  * is never reaped; a store that misses a reaped private word concerns
  * only the dying process.
  *
- * set_robust_list() (and its compat twin) is a single store to the
- * thread's list pointer.  A thread that entered it before the kill may
- * store after our walk: on its CPU, our IPI returns before it does;
- * preempted in between, task_curr() does not even see it.  The exit path
- * then walks a list we did not: if its head or entries lie in memory we
- * reaped, the exit path faults on them and gives up, and the robust
- * mutexes it names get no
- * FUTEX_OWNER_DIED for their waiters.  We accept that window: it needs a
- * thread killed in the middle of registering a list that already names
- * mutexes it holds.  glibc registers its list when a thread starts and in
- * the child after fork(), emptied first, and an empty list needs nothing of
- * the memory (see reap_keep_robust_list()).  Closing it would take
- * set_robust_list() testing for a group exit under siglock, as
- * complete_signal() sets it, on every thread creation, for a use that no
- * known library makes.
+ * set_robust_list() (and its compat twin) is the one way a thread that
+ * entered the kernel before the kill could still point the exit path at
+ * another list: it stores the pointer under task_lock() unless this fence
+ * was raised, and we read the pointers under the same lock (see
+ * reap_on_kill_robust_list_begin()).
  */
 static void reap_fence_user_mode(struct reap_on_kill *rok)
 {
@@ -558,11 +555,16 @@ static int reap_keep_thread_list(struct reap_keep *keep,
 	if (!keep->budget)
 		return -E2BIG;
 	keep->budget--;
+	/* Once the fence is up, set_robust_list() changes no list. */
+	task_lock(t);
+	head = t->futex.robust_list;
 #ifdef CONFIG_COMPAT
-	if (READ_ONCE(t->futex.compat_robust_list))
-		return -EOPNOTSUPP;
+	if (t->futex.compat_robust_list)
+		head = ERR_PTR(-EOPNOTSUPP);
 #endif
-	head = READ_ONCE(t->futex.robust_list);
+	task_unlock(t);
+	if (IS_ERR(head))
+		return PTR_ERR(head);
 	return head ? reap_keep_robust_list(keep, mm, head) : 0;
 }
 
@@ -613,10 +615,10 @@ static struct task_struct *reap_next_thread(struct signal_struct *sig,
  *
  * The lists are read through the page tables, without faulting, after
  * reap_fence_user_mode() stopped user space from changing them; what the
- * kernel may still change on the victim's behalf, and the one window we
- * accept (a thread inside set_robust_list()), are described there.  Where
- * the exit path's own read will fail, its walk of that list ends, and so
- * does ours.  A list in a page the exit path would have to fault in (the
+ * kernel may still change on the victim's behalf, and how a thread inside
+ * set_robust_list() is kept from changing its list, are described there.
+ * Where the exit path's own read will fail, its walk of that list ends,
+ * and so does ours.  A list in a page the exit path would have to fault in (the
  * head in the TLS of an idle thread that was swapped out, say) we do not
  * fault in ourselves: a fault from here may charge a memory cgroup at its
  * limit and invoke its OOM killer on the victim's behalf, or wait for ever
@@ -987,17 +989,11 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	 * that faults on a reaped page then gets, as after the OOM reaper:
 	 * in anonymous memory, do_anonymous_page() sees MMF_UNSTABLE and
 	 * fails the fault, so the reader gets an error, not a zero page.  In
-	 * a private file mapping, finish_fault() fails it too, unless
-	 * fault-around (filemap_map_pages()) mapped the page first: it maps
-	 * what it finds in the page cache around the fault without that
-	 * check.  There the reader sees the file's contents, not what the
-	 * victim had written to its private copy.  The victim never runs
-	 * user code again to see either; kernel code still at work for it
-	 * (an io_uring write, a send preempted before it copied) could, as
-	 * after the OOM reaper.  Private file mappings never written are not
-	 * unmapped (reap_vma_worth_it()): what is mapped there reads as
-	 * before, and a fault there fails the same way, fault-around aside,
-	 * which maps the file's pages, all the mapping ever held.
+	 * a private file mapping, finish_fault() and fault-around
+	 * (filemap_map_pages()) fail it too, rather than map the file's
+	 * page-cache pages where the victim's own copies were.  Private file
+	 * mappings never written are not unmapped (reap_vma_worth_it()):
+	 * what is mapped there reads as before.
 	 *
 	 * The VMAs kept for the robust lists stay usable by the exit path:
 	 * what it reads there the victim wrote (list heads, held mutexes),
@@ -1382,10 +1378,18 @@ void reap_on_kill_css_online(struct mem_cgroup *memcg)
 	mutex_unlock(&reap_on_kill_mutex);
 }
 
-void reap_on_kill_css_free(struct mem_cgroup *memcg)
+/*
+ * A removed cgroup has no tasks left to kill, but may linger offline for
+ * as long as pages are charged to it: let the key go now.
+ */
+void reap_on_kill_css_offline(struct mem_cgroup *memcg)
 {
-	if (memcg->reap_on_kill)
-		static_branch_dec(&reap_on_kill_key);
+	mutex_lock(&reap_on_kill_mutex);
+	if (memcg->reap_on_kill) {
+		WRITE_ONCE(memcg->reap_on_kill, false);
+		static_branch_slow_dec_deferred(&reap_on_kill_key);
+	}
+	mutex_unlock(&reap_on_kill_mutex);
 }
 
 int memory_reap_on_kill_show(struct seq_file *m, void *v)
@@ -1417,12 +1421,12 @@ ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
 	if (changed) {
 		/* Enable the hook before any task can be covered ... */
 		if (enable)
-			static_branch_inc(&reap_on_kill_key);
+			static_branch_deferred_inc(&reap_on_kill_key);
 		WRITE_ONCE(memcg->reap_on_kill, enable);
 		reap_on_kill_propagate(memcg);
 		/* ... and disable it only after none is. */
 		if (!enable)
-			static_branch_dec(&reap_on_kill_key);
+			static_branch_slow_dec_deferred(&reap_on_kill_key);
 	}
 	mutex_unlock(&reap_on_kill_mutex);
 	/*

@@ -7,8 +7,9 @@
 #ifndef _LINUX_REAP_ON_KILL_H
 #define _LINUX_REAP_ON_KILL_H
 
-#include <linux/jump_label.h>
+#include <linux/jump_label_ratelimit.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/reap_on_kill_types.h>
 
 struct cgroup_taskset;
@@ -50,7 +51,7 @@ enum reap_on_kill_result {
 	REAP_ON_KILL_ROBUST_NOT_RESIDENT,
 };
 
-DECLARE_STATIC_KEY_FALSE(reap_on_kill_key);
+extern struct static_key_false_deferred reap_on_kill_key;
 
 void __reap_on_kill_queue(struct task_struct *p);
 void __reap_on_kill_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm);
@@ -76,7 +77,7 @@ void __reap_on_kill_attach(struct cgroup_taskset *tset);
  */
 static inline void reap_on_kill_queue(struct task_struct *p)
 {
-	if (static_branch_unlikely(&reap_on_kill_key) &&
+	if (static_branch_unlikely(&reap_on_kill_key.key) &&
 	    test_bit(REAP_ON_KILL_COVERED, &p->signal->reap_on_kill.flags))
 		__reap_on_kill_queue(p);
 }
@@ -92,7 +93,7 @@ static inline void reap_on_kill_queue(struct task_struct *p)
  */
 static inline void reap_on_kill_fork(struct task_struct *p)
 {
-	if (static_branch_unlikely(&reap_on_kill_key) && thread_group_leader(p))
+	if (static_branch_unlikely(&reap_on_kill_key.key) && thread_group_leader(p))
 		__reap_on_kill_fork(p);
 }
 
@@ -105,7 +106,7 @@ static inline void reap_on_kill_fork(struct task_struct *p)
  */
 static inline void reap_on_kill_attach(struct cgroup_taskset *tset)
 {
-	if (static_branch_unlikely(&reap_on_kill_key))
+	if (static_branch_unlikely(&reap_on_kill_key.key))
 		__reap_on_kill_attach(tset);
 }
 
@@ -125,8 +126,36 @@ static inline void reap_on_kill_exit_mm(struct mm_struct *mm)
 		__reap_on_kill_pin_mm(rok, mm);
 }
 
+/**
+ * reap_on_kill_robust_list_begin - set_robust_list() against a reap's walk
+ *
+ * A reap reads the robust futex lists of the victim's threads once, to
+ * keep what their exit paths will read (reap_keep_robust_lists()).  A
+ * thread still inside set_robust_list() when its process is killed could
+ * otherwise register a list after that read, which its exit path would
+ * then walk in reaped memory.  Under task_lock(), which the reap takes to
+ * read each thread's list, either the reap reads the new list or the
+ * thread finds that the reap already read the old one, and keeps it: as
+ * if the fatal signal had come before the call.  The thread never returns
+ * to user space to tell the difference.
+ *
+ * Return: whether current may store its new list; call
+ * reap_on_kill_robust_list_end() either way.
+ */
+static inline bool reap_on_kill_robust_list_begin(void)
+{
+	task_lock(current);
+	return !test_bit(REAP_ON_KILL_FENCED,
+			 &current->signal->reap_on_kill.flags);
+}
+
+static inline void reap_on_kill_robust_list_end(void)
+{
+	task_unlock(current);
+}
+
 void reap_on_kill_css_online(struct mem_cgroup *memcg);
-void reap_on_kill_css_free(struct mem_cgroup *memcg);
+void reap_on_kill_css_offline(struct mem_cgroup *memcg);
 int memory_reap_on_kill_show(struct seq_file *m, void *v);
 ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
 				  size_t nbytes, loff_t off);
@@ -153,7 +182,16 @@ static inline void reap_on_kill_css_online(struct mem_cgroup *memcg)
 {
 }
 
-static inline void reap_on_kill_css_free(struct mem_cgroup *memcg)
+static inline bool reap_on_kill_robust_list_begin(void)
+{
+	return true;
+}
+
+static inline void reap_on_kill_robust_list_end(void)
+{
+}
+
+static inline void reap_on_kill_css_offline(struct mem_cgroup *memcg)
 {
 }
 

@@ -560,6 +560,69 @@ out:
 	return ret;
 }
 
+/* Function call interrupts (x86's CAL) taken by all CPUs so far, or -1. */
+static long long call_ipis(void)
+{
+	char line[4096], *p, *end;
+	long long sum = -1;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "CAL:", 4))
+			continue;
+		sum = 0;
+		for (p += 4; ; p = end) {
+			long long n = strtoll(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += n;
+		}
+	}
+	if (f)
+		fclose(f);
+	return sum;
+}
+
+#define TOGGLES	200
+
+/*
+ * Turning the setting on and off in a loop, as a delegatee may, must not
+ * patch the kernel text on every write: each patch sends function call
+ * interrupts to every CPU, isolated ones too.  Fails if the writes take
+ * more than one such interrupt per 4 writes, where patching on each write
+ * takes several per write.
+ */
+static int test_toggle_rate_limited(const char *root)
+{
+	struct pair cg = { };
+	long long before, after;
+	int ret = KSFT_FAIL, i;
+
+	before = call_ipis();
+	if (before < 0) {
+		ksft_print_msg("no CAL line in /proc/interrupts\n");
+		return KSFT_SKIP;
+	}
+	if (pair_create(root, &cg))
+		goto out;
+	before = call_ipis();
+	for (i = 0; i < TOGGLES; i++) {
+		if (cg_write(cg.leaf, "memory.reap_on_kill", i % 2 ? "0" : "1"))
+			goto out;
+	}
+	after = call_ipis();
+	ksft_print_msg("toggle: %d writes, %lld function call interrupts\n",
+		       TOGGLES, after - before);
+	if (after - before > TOGGLES / 4)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	pair_destroy(&cg);
+	return ret;
+}
+
 /* Kill a throttled 64 MiB victim of cg.leaf with sig; 0 if reaped. */
 static int kill_throttled(struct pair *cg, int sig, enum victim_mode mode,
 			  long want_reaps, int *status)
@@ -2319,6 +2382,128 @@ static int test_thp_victim(const char *root)
 		goto out;
 	ret = KSFT_PASS;
 out:
+	starved_test_end(&cg, hog, pid);
+	return ret;
+}
+
+#define FILE_BYTE	0x46	/* what the file holds */
+#define COW_BYTE	0x56	/* what the victim wrote over its private copy */
+
+struct cow_file_args {
+	int fd;
+	size_t size;
+};
+
+static void cow_file_victim(int fd, void *arg)
+{
+	struct cow_file_args *a = arg;
+	char *buf = mmap(NULL, a->size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+			 a->fd, 0);
+
+	if (buf == MAP_FAILED)
+		_exit(2);
+	memset(buf, COW_BYTE, a->size);
+	child_ready(fd, (uintptr_t)buf);
+	spin();
+}
+
+struct page_reads {
+	long file;	/* the file's bytes: the victim's were lost */
+	long cow;	/* the victim's bytes: not reaped */
+	long failed;	/* an error, as after the OOM reaper */
+};
+
+/* Read each page of @pid's [@base, @base + @size) through both interfaces. */
+static void read_each_page(pid_t pid, int mem_fd, uintptr_t base, size_t size,
+			   struct page_reads *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char buf[64];
+	size_t off;
+	int how;
+
+	for (off = 0; off < size; off += page) {
+		for (how = 0; how < 2; how++) {
+			struct iovec local = { buf, sizeof(buf) };
+			struct iovec rem = { (void *)(base + off), sizeof(buf) };
+			ssize_t n;
+
+			if (how)
+				n = pread(mem_fd, buf, sizeof(buf), base + off);
+			else
+				n = process_vm_readv(pid, &local, 1, &rem, 1, 0);
+			if (n != sizeof(buf))
+				r->failed++;
+			else if (buf[0] == FILE_BYTE)
+				r->file++;
+			else
+				r->cow++;
+		}
+	}
+}
+
+/*
+ * A victim that wrote over a private file mapping: the reap unmaps its
+ * copied-on-write pages.  A remote reader (process_vm_readv(), /proc/pid/mem)
+ * that faults there afterwards must get an error, as in reaped anonymous
+ * memory, and never the file's original bytes in place of what the victim
+ * wrote: fault-around (filemap_map_pages()) maps the page cache around a
+ * read fault, and must not do so into an address space being reaped.
+ * Fails if any read returns the file's bytes, if one returns the victim's
+ * (not reaped), or if the victim ran after the kill (its own exit could
+ * have done the unmapping).
+ */
+static int test_private_file_reaped(const char *root)
+{
+	struct cow_file_args a = { .fd = -1, .size = MB(4) };
+	const char *path = "reap_cow_file";
+	struct page_reads r = { };
+	struct trace_event fin;
+	struct pair cg = { };
+	int ret = KSFT_FAIL, mem_fd = -1;
+	pid_t pid = -1, hog = -1;
+	char mem[64], *fill;
+	uintptr_t base;
+	long usage;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	a.fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	fill = malloc(a.size);
+	if (a.fd < 0 || !fill)
+		goto out;
+	unlink(path);
+	memset(fill, FILE_BYTE, a.size);
+	if (write(a.fd, fill, a.size) != (ssize_t)a.size)
+		goto out;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	pid = spawn_child(cg.leaf, cow_file_victim, &a, &base);
+	if (pid < 0)
+		goto out;
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", pid);
+	mem_fd = open(mem, O_RDONLY);
+	if (mem_fd < 0)
+		goto out;
+	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	if (usage < 0 || !reaped_at_least(pid, a.size / 1024 * 3 / 4, &fin))
+		goto out;
+	read_each_page(pid, mem_fd, base, a.size, &r);
+	ksft_print_msg("private file: %ld reads failed, %ld read the file, %ld the victim's bytes\n",
+		       r.failed, r.file, r.cow);
+	if (r.file || r.cow || ran_since(cg.leaf, usage))
+		goto out;
+	if (events(cg.leaf, "memory.events", "kill_reap ") != 1)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	if (mem_fd >= 0)
+		close(mem_fd);
+	if (a.fd >= 0)
+		close(a.fd);
+	free(fill);
 	starved_test_end(&cg, hog, pid);
 	return ret;
 }
@@ -4562,6 +4747,7 @@ static const struct reap_test {
 	const char *name;
 } tests[] = {
 	T(test_interface),
+	T(test_toggle_rate_limited),
 	T(test_hierarchy),
 	T(test_coverage_follows_task),
 	T(test_events_notify),
@@ -4580,6 +4766,7 @@ static const struct reap_test {
 	T(test_clone_vm_partner),
 	T(test_remote_readers),
 	T(test_thp_victim),
+	T(test_private_file_reaped),
 	T(test_split_reap),
 	T(test_maxrss_kept),
 	T(test_swapped_victim),
