@@ -90,7 +90,8 @@
  * off patches the kernel text on every CPU, isolated ones too; a loop of
  * writes in a delegated cgroup must not be a way to do that at will, so
  * the last one off takes effect a second later, and a write that turns it
- * on again within that second patches nothing.
+ * on again within that second patches nothing: at most two patches a
+ * second, however fast the writes come.
  */
 DEFINE_STATIC_KEY_DEFERRED_FALSE(reap_on_kill_key, HZ);
 
@@ -555,11 +556,14 @@ static int reap_keep_thread_list(struct reap_keep *keep,
 	if (!keep->budget)
 		return -E2BIG;
 	keep->budget--;
-	/* Once the fence is up, set_robust_list() changes no list. */
+	/*
+	 * Once the fence is up, set_robust_list() changes no list; the exit
+	 * path may still clear one it walked (futex_cleanup()), unlocked.
+	 */
 	task_lock(t);
-	head = t->futex.robust_list;
+	head = READ_ONCE(t->futex.robust_list);
 #ifdef CONFIG_COMPAT
-	if (t->futex.compat_robust_list)
+	if (READ_ONCE(t->futex.compat_robust_list))
 		head = ERR_PTR(-EOPNOTSUPP);
 #endif
 	task_unlock(t);

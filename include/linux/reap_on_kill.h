@@ -135,9 +135,10 @@ static inline void reap_on_kill_exit_mm(struct mm_struct *mm)
  * otherwise register a list after that read, which its exit path would
  * then walk in reaped memory.  Under task_lock(), which the reap takes to
  * read each thread's list, either the reap reads the new list or the
- * thread finds that the reap already read the old one, and keeps it: as
- * if the fatal signal had come before the call.  The thread never returns
- * to user space to tell the difference.
+ * thread finds that the reap already read the old one, keeps it, and
+ * fails the call with -EINTR: as if the fatal signal had come before the
+ * call.  The thread never returns to user space to see it; a tracer's
+ * get_robust_list() and audit see the old list and the failure.
  *
  * Return: whether current may store its new list; call
  * reap_on_kill_robust_list_end() either way.

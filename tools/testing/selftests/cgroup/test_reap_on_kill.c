@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <poll.h>
@@ -587,35 +588,70 @@ static long long call_ipis(void)
 
 #define TOGGLES	200
 
+static int setting_found;
+
+static int find_setting(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	char file[PATH_MAX], val[8];
+
+	if (type != FTW_D)
+		return 0;
+	snprintf(file, sizeof(file), "%s/memory.reap_on_kill", path);
+	if (read_text(file, val, sizeof(val)) > 0 && val[0] == '1') {
+		ksft_print_msg("%s is 1\n", file);
+		setting_found = 1;
+	}
+	return 0;
+}
+
 /*
  * Turning the setting on and off in a loop, as a delegatee may, must not
  * patch the kernel text on every write: each patch sends function call
- * interrupts to every CPU, isolated ones too.  Fails if the writes take
- * more than one such interrupt per 4 writes, where patching on each write
- * takes several per write.
+ * interrupts to every other CPU, isolated ones too.  The first write
+ * turns the key on, which must show as at least one interrupt per other
+ * CPU (else nothing here is measured); the rest may turn it off and on at
+ * most twice a second, a few interrupts per CPU each time.  Fails if the
+ * first write does not interrupt, or if the rest interrupt more than
+ * that, as they do when every write patches.
  */
 static int test_toggle_rate_limited(const char *root)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long long first, rest, limit, t;
 	struct pair cg = { };
-	long long before, after;
 	int ret = KSFT_FAIL, i;
 
-	before = call_ipis();
-	if (before < 0) {
-		ksft_print_msg("no CAL line in /proc/interrupts\n");
+	if (cpus < 2 || call_ipis() < 0) {
+		ksft_print_msg("no other CPU to interrupt, or no CAL line in /proc/interrupts\n");
+		return KSFT_SKIP;
+	}
+	setting_found = 0;
+	if (nftw(root, find_setting, 16, FTW_PHYS) || setting_found) {
+		ksft_print_msg("another cgroup holds the key on: nothing to measure\n");
 		return KSFT_SKIP;
 	}
 	if (pair_create(root, &cg))
 		goto out;
-	before = call_ipis();
-	for (i = 0; i < TOGGLES; i++) {
+	/* Past the second for which a setting just cleared keeps the key on. */
+	sleep_ms(1500);
+	first = call_ipis();
+	if (cg_write(cg.leaf, "memory.reap_on_kill", "1"))
+		goto out;
+	rest = call_ipis();
+	first = rest - first;
+	t = now_ns();
+	for (i = 1; i < TOGGLES; i++) {
 		if (cg_write(cg.leaf, "memory.reap_on_kill", i % 2 ? "0" : "1"))
 			goto out;
 	}
-	after = call_ipis();
-	ksft_print_msg("toggle: %d writes, %lld function call interrupts\n",
-		       TOGGLES, after - before);
-	if (after - before > TOGGLES / 4)
+	t = now_ns() - t;
+	rest = call_ipis() - rest;
+	/* Two patches a second, three rounds of interrupts each. */
+	limit = (cpus - 1) * 3 * 2 * (2 + t / SECOND);
+	ksft_print_msg("toggle: the first write took %lld function call interrupts, %d more writes in %lld ms took %lld (at most %lld)\n",
+		       first, TOGGLES - 1, t / 1000000, rest, limit);
+	if (first < cpus - 1 || rest > limit)
 		goto out;
 	ret = KSFT_PASS;
 out:
@@ -2410,7 +2446,9 @@ static void cow_file_victim(int fd, void *arg)
 struct page_reads {
 	long file;	/* the file's bytes: the victim's were lost */
 	long cow;	/* the victim's bytes: not reaped */
-	long failed;	/* an error, as after the OOM reaper */
+	long failed;	/* EFAULT or EIO, as after the OOM reaper */
+	long other;	/* another error: the victim's mm is gone */
+	int other_errno;
 };
 
 /* Read each page of @pid's [@base, @base + @size) through both interfaces. */
@@ -2432,9 +2470,12 @@ static void read_each_page(pid_t pid, int mem_fd, uintptr_t base, size_t size,
 				n = pread(mem_fd, buf, sizeof(buf), base + off);
 			else
 				n = process_vm_readv(pid, &local, 1, &rem, 1, 0);
-			if (n != sizeof(buf))
+			if (n < 0 && errno == (how ? EIO : EFAULT)) {
 				r->failed++;
-			else if (buf[0] == FILE_BYTE)
+			} else if (n != sizeof(buf)) {
+				r->other++;
+				r->other_errno = n < 0 ? errno : 0;
+			} else if (buf[0] == FILE_BYTE)
 				r->file++;
 			else
 				r->cow++;
@@ -2442,21 +2483,36 @@ static void read_each_page(pid_t pid, int mem_fd, uintptr_t base, size_t size,
 	}
 }
 
+/* Do the reads of @pid's [@base, @base + @size) find what the victim wrote? */
+static bool reads_victim_bytes(pid_t pid, int mem_fd, uintptr_t base,
+			       size_t size)
+{
+	struct page_reads r = { };
+
+	read_each_page(pid, mem_fd, base, size, &r);
+	if (r.cow == (long)(size / sysconf(_SC_PAGESIZE)) * 2)
+		return true;
+	ksft_print_msg("before the kill: %ld reads of the victim's bytes, %ld of the file's, %ld failed\n",
+		       r.cow, r.file, r.failed + r.other);
+	return false;
+}
+
 /*
- * A victim that wrote over a private file mapping: the reap unmaps its
+ * A victim that wrote over a private file mapping (of a memfd, whose page
+ * cache fault-around maps like any file's): the reap unmaps its
  * copied-on-write pages.  A remote reader (process_vm_readv(), /proc/pid/mem)
- * that faults there afterwards must get an error, as in reaped anonymous
- * memory, and never the file's original bytes in place of what the victim
- * wrote: fault-around (filemap_map_pages()) maps the page cache around a
- * read fault, and must not do so into an address space being reaped.
- * Fails if any read returns the file's bytes, if one returns the victim's
- * (not reaped), or if the victim ran after the kill (its own exit could
- * have done the unmapping).
+ * that faults there afterwards must get EFAULT or EIO, as in reaped
+ * anonymous memory, and never the file's original bytes in place of what
+ * the victim wrote: fault-around (filemap_map_pages()) maps the page cache
+ * around a read fault, and must not do so into an address space being
+ * reaped.  Fails if the readers do not see the victim's bytes before the
+ * kill, if any read after the reap returns the file's bytes or the
+ * victim's (not reaped), or fails otherwise (the victim's mm is gone), or
+ * if the victim ran after the kill (its own exit could have unmapped it).
  */
 static int test_private_file_reaped(const char *root)
 {
 	struct cow_file_args a = { .fd = -1, .size = MB(4) };
-	const char *path = "reap_cow_file";
 	struct page_reads r = { };
 	struct trace_event fin;
 	struct pair cg = { };
@@ -2468,11 +2524,10 @@ static int test_private_file_reaped(const char *root)
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
-	a.fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	a.fd = memfd_create("reap_cow_file", 0);
 	fill = malloc(a.size);
 	if (a.fd < 0 || !fill)
 		goto out;
-	unlink(path);
 	memset(fill, FILE_BYTE, a.size);
 	if (write(a.fd, fill, a.size) != (ssize_t)a.size)
 		goto out;
@@ -2485,15 +2540,15 @@ static int test_private_file_reaped(const char *root)
 		goto out;
 	snprintf(mem, sizeof(mem), "/proc/%d/mem", pid);
 	mem_fd = open(mem, O_RDONLY);
-	if (mem_fd < 0)
+	if (mem_fd < 0 || !reads_victim_bytes(pid, mem_fd, base, a.size))
 		goto out;
 	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
 	if (usage < 0 || !reaped_at_least(pid, a.size / 1024 * 3 / 4, &fin))
 		goto out;
 	read_each_page(pid, mem_fd, base, a.size, &r);
-	ksft_print_msg("private file: %ld reads failed, %ld read the file, %ld the victim's bytes\n",
-		       r.failed, r.file, r.cow);
-	if (r.file || r.cow || ran_since(cg.leaf, usage))
+	ksft_print_msg("private file: %ld reads failed, %ld read the file, %ld the victim's bytes, %ld failed otherwise (%s)\n",
+		       r.failed, r.file, r.cow, r.other, strerror(r.other_errno));
+	if (r.file || r.cow || r.other || ran_since(cg.leaf, usage))
 		goto out;
 	if (events(cg.leaf, "memory.events", "kill_reap ") != 1)
 		goto out;
