@@ -1881,9 +1881,17 @@ static int partner_fn(void *arg)
 		pause();
 }
 
+/*
+ * A process that shares our address space (CLONE_VM) but is a process of
+ * its own is killed in a covered cgroup: the reap must be queued and then
+ * leave the memory alone, since we live on.  Fails if no reap ended with
+ * result=shared (so it also fails if nothing was queued), if our memory
+ * changed, or if kill_reap counted a reap.
+ */
 static int test_clone_vm_partner(const char *root)
 {
 	const size_t size = MB(64), stack_size = MB(1);
+	struct trace_event fin;
 	struct pair cg = { };
 	struct partner p;
 	int ret = KSFT_FAIL, status;
@@ -1892,6 +1900,8 @@ static int test_clone_vm_partner(const char *root)
 	pid_t pid;
 	long i;
 
+	if (!have_tracefs())
+		return KSFT_SKIP;
 	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
@@ -1900,7 +1910,8 @@ static int test_clone_vm_partner(const char *root)
 		return KSFT_FAIL;
 	fill_pattern(buf, size);
 	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1"))
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
 		goto out;
 	p.cgroup = cg.leaf;
 	/* Shares our address space, but is a process of its own. */
@@ -1909,7 +1920,14 @@ static int test_clone_vm_partner(const char *root)
 		goto out;
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	sleep_ms(500);
+	/* Queued, and left alone because we share the memory. */
+	if (!trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND))
+		goto out;
+	if (!trace_is(&fin, "result", "shared")) {
+		ksft_print_msg("reap_on_kill_finish: %s; want result=shared\n",
+			       fin.fields);
+		goto out;
+	}
 	i = pattern_bad_word(buf, buf, size);
 	if (i >= 0) {
 		ksft_print_msg("our memory changed at %ld\n", i);
@@ -1918,6 +1936,7 @@ static int test_clone_vm_partner(const char *root)
 	if (events(cg.leaf, "memory.events", "kill_reap ") == 0)
 		ret = KSFT_PASS;
 out:
+	trace_end();
 	pair_destroy(&cg);
 	munmap(stack, stack_size);
 	munmap(buf, size);
