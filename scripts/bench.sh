@@ -175,7 +175,8 @@ oomd_scenario() {	# oomd_scenario ROUNDS
 oomd_rounds() {
 	step "systemd-oomd under memory pressure, without and with MemoryReapOnKill= (${OOMD_ROUNDS:-3} rounds)"
 	oomd_scenario "${OOMD_ROUNDS:-3}"
-	"$TOP/scripts/plot-oomd.sh" "$out/oomd.csv" "$out/oomd.png"	publish mainline oomd "make bench-oomd" -- oomd-table.txt oomd.csv
+	"$TOP/scripts/plot-oomd.sh" "$out/oomd.csv" "$out/oomd.png"
+	publish mainline oomd "make bench-oomd" -- oomd-table.txt oomd.csv
 }
 
 # The reap's own figures on base $1 (see the head of this file), into
