@@ -989,6 +989,9 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	}
 
 	/*
+	 * MMF_UNSTABLE also makes swapoff skip the mm (unuse_mm()) until the
+	 * victim exits, as after the OOM reaper (see the documentation).
+	 *
 	 * What a remote reader (/proc/pid/mem, process_vm_readv(), ptrace)
 	 * that faults on a reaped page then gets, as after the OOM reaper:
 	 * in anonymous memory, do_anonymous_page() sees MMF_UNSTABLE and
