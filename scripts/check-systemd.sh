@@ -75,9 +75,11 @@ timed() {	# timed LABEL: the seconds since the last call
 # Our systemd as PID 1 on a kernel; the guest writes its result lines to
 # /job/out/results.
 run_guest() {	# run_guest NAME LOG "SUITE..." GUEST-RUN-ARGS... -- CMD...
-	local name=$1 log=$2 want=$3 rc out=$BUILD/systemd-guest-out
+	local name=$1 log=$2 want=$3 rc out=$BUILD/systemd-guest-out/$1
 	shift 3
+	# Each run's /job/out (the suites' logs) is kept until the next check.
 	rm -rf "$out"
+	mkdir -p "$(dirname "$out")"
 	set +e
 	GUEST_OUT=$out "$TOP/scripts/guest-run.sh" "$@" > "$log" 2>&1
 	rc=$?
@@ -86,7 +88,7 @@ run_guest() {	# run_guest NAME LOG "SUITE..." GUEST-RUN-ARGS... -- CMD...
 		# shellcheck disable=SC2086
 		emit < <(suites $want < "$out/results")
 	else
-		emit <<< "FAIL $name: no results (guest-run exit $rc; console: ${log#"$TOP"/})"
+		emit <<< "FAIL $name: no results (guest-run exit $rc; console: ${log#"$TOP"/}; logs: ${out#"$TOP"/})"
 		return 0
 	fi
 	if [ "$rc" != 0 ]; then

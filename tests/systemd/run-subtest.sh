@@ -41,6 +41,6 @@ case $rc in
 	pass "$name ($cases test cases)"
    fi ;;
 77) skip "$name" "$(grep -m1 '^Skipping' "$log" || echo 'exit 77')" ;;
-*) fail "$name" "exit $rc; $(grep -m1 -E '^FAIL|failed' "$log" || tail -1 "$log")" ;;
+*) fail "$name" "exit $rc; $(grep -m1 '^FAIL' "$log" || grep -m1 '^Subtest .* failed' "$log" || tail -1 "$log")" ;;
 esac
 exit 0
