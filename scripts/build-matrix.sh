@@ -62,6 +62,7 @@ for name in $want; do
 	for o in $(touched_objects); do
 		case $o in
 		mm/reap_on_kill.o) grep -q '^CONFIG_MEMCG_REAP_ON_KILL=y' "$obj/.config" || continue ;;
+		kernel/futex/*.o) grep -q '^CONFIG_FUTEX=y' "$obj/.config" || continue ;;
 		esac
 		objs+=("$o")
 	done
