@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include <linux/elf.h>
+#include <linux/perf_event.h>
 
 #include "../kselftest.h"
 #include "cgroup_util.h"
@@ -561,29 +562,96 @@ out:
 	return ret;
 }
 
-/* Function call interrupts (x86's CAL) taken by all CPUs so far, or -1. */
-static long long call_ipis(void)
+/*
+ * The kernel's text patches, seen through perf's PERF_RECORD_TEXT_POKE
+ * side-band records: one per patched site, on the CPU that patched, so
+ * one event per CPU.
+ */
+#define POKE_CPUS	64
+#define POKE_PAGES	32	/* ring buffer pages per CPU, a power of 2 */
+
+struct pokes {
+	int nr;
+	int fd[POKE_CPUS];
+	struct perf_event_mmap_page *pg[POKE_CPUS];
+};
+
+static void pokes_close(struct pokes *p)
 {
-	char line[4096], *p, *end;
-	long long sum = -1;
-	FILE *f = fopen("/proc/interrupts", "r");
+	int i;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		p = line + strspn(line, " ");
-		if (strncmp(p, "CAL:", 4))
-			continue;
-		sum = 0;
-		for (p += 4; ; p = end) {
-			long long n = strtoll(p, &end, 10);
-
-			if (end == p)
-				break;
-			sum += n;
-		}
+	for (i = 0; i < p->nr; i++) {
+		munmap(p->pg[i], (1 + POKE_PAGES) * page_size);
+		close(p->fd[i]);
 	}
-	if (f)
-		fclose(f);
-	return sum;
+	p->nr = 0;
+}
+
+static int pokes_open(struct pokes *p)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.text_poke = 1,
+	};
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	for (p->nr = 0; p->nr < cpus && p->nr < POKE_CPUS; p->nr++) {
+		int fd = syscall(__NR_perf_event_open, &attr, -1, p->nr, -1,
+				 PERF_FLAG_FD_CLOEXEC);
+		void *pg;
+
+		if (fd < 0) {
+			if (errno == ENODEV || errno == EINVAL)
+				continue;	/* an offline CPU */
+			ksft_print_msg("perf_event_open(text_poke) on CPU %d: %s\n",
+				       p->nr, strerror(errno));
+			pokes_close(p);
+			return -1;
+		}
+		pg = mmap(NULL, (1 + POKE_PAGES) * page_size,
+			  PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (pg == MAP_FAILED) {
+			close(fd);
+			pokes_close(p);
+			return -1;
+		}
+		p->fd[p->nr] = fd;
+		p->pg[p->nr] = pg;
+	}
+	return 0;
+}
+
+/* Text pokes recorded since the last call; -1 if records were lost. */
+static long pokes_read(struct pokes *p)
+{
+	size_t size = POKE_PAGES * page_size;
+	long n = 0;
+	int i;
+
+	for (i = 0; i < p->nr; i++) {
+		struct perf_event_mmap_page *pg = p->pg[i];
+		char *data = (char *)pg + page_size;
+		uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+		uint64_t tail = pg->data_tail;
+
+		while (tail < head) {
+			struct perf_event_header *h = (void *)(data + tail % size);
+
+			if (h->type == PERF_RECORD_TEXT_POKE)
+				n++;
+			else if (h->type == PERF_RECORD_LOST)
+				n = -1;
+			if (n < 0 || !h->size)
+				break;
+			tail += h->size;
+		}
+		__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+		if (n < 0)
+			return -1;
+	}
+	return n;
 }
 
 #define TOGGLES	200
@@ -607,54 +675,56 @@ static int find_setting(const char *path, const struct stat *st, int type,
 
 /*
  * Turning the setting on and off in a loop, as a delegatee may, must not
- * patch the kernel text on every write: each patch sends function call
- * interrupts to every other CPU, isolated ones too.  The first write
- * turns the key on, which must show as at least one interrupt per other
- * CPU (else nothing here is measured); the rest may turn it off and on at
- * most twice a second, a few interrupts per CPU each time.  Fails if the
- * first write does not interrupt, or if the rest interrupt more than
- * that, as they do when every write patches.
+ * patch the kernel text at every write: each patch interrupts every other
+ * CPU, isolated ones too.  The first write turns the key on, which must
+ * show as text pokes (else nothing here is measured); the rest may turn
+ * it off and on again at most twice a second.  Fails if the rest poke
+ * more than that allows, as they do when every write patches.  Skips
+ * where the first write pokes nothing: without CONFIG_JUMP_LABEL a static
+ * key is a plain counter, and no write interrupts another CPU.
  */
 static int test_toggle_rate_limited(const char *root)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	long long first, rest, limit, t;
+	long first, rest, limit;
+	struct pokes pk = { };
 	struct pair cg = { };
 	int ret = KSFT_FAIL, i;
+	long long t;
 
-	if (cpus < 2 || call_ipis() < 0) {
-		ksft_print_msg("no other CPU to interrupt, or no CAL line in /proc/interrupts\n");
-		return KSFT_SKIP;
-	}
 	setting_found = 0;
 	if (nftw(root, find_setting, 16, FTW_PHYS) || setting_found) {
 		ksft_print_msg("another cgroup holds the key on: nothing to measure\n");
 		return KSFT_SKIP;
 	}
-	if (pair_create(root, &cg))
+	if (pair_create(root, &cg) || pokes_open(&pk))
 		goto out;
 	/* Past the second for which a setting just cleared keeps the key on. */
 	sleep_ms(1500);
-	first = call_ipis();
+	pokes_read(&pk);
 	if (cg_write(cg.leaf, "memory.reap_on_kill", "1"))
 		goto out;
-	rest = call_ipis();
-	first = rest - first;
+	first = pokes_read(&pk);
+	if (!first) {
+		ksft_print_msg("no text poked: a kernel without CONFIG_JUMP_LABEL?\n");
+		ret = KSFT_SKIP;
+		goto out;
+	}
 	t = now_ns();
 	for (i = 1; i < TOGGLES; i++) {
 		if (cg_write(cg.leaf, "memory.reap_on_kill", i % 2 ? "0" : "1"))
 			goto out;
 	}
 	t = now_ns() - t;
-	rest = call_ipis() - rest;
-	/* Two patches a second, three rounds of interrupts each. */
-	limit = (cpus - 1) * 3 * 2 * (2 + t / SECOND);
-	ksft_print_msg("toggle: the first write took %lld function call interrupts, %d more writes in %lld ms took %lld (at most %lld)\n",
+	rest = pokes_read(&pk);
+	/* The key's sites, off and on again, twice for each second begun. */
+	limit = first * 2 * (1 + t / SECOND);
+	ksft_print_msg("toggle: the first write poked %ld sites, %d more writes in %lld ms poked %ld (at most %ld)\n",
 		       first, TOGGLES - 1, t / 1000000, rest, limit);
-	if (first < cpus - 1 || rest > limit)
+	if (first < 0 || rest < 0 || rest > limit)
 		goto out;
 	ret = KSFT_PASS;
 out:
+	pokes_close(&pk);
 	pair_destroy(&cg);
 	return ret;
 }
