@@ -552,6 +552,7 @@ static int reap_keep_thread_list(struct reap_keep *keep,
 				 struct mm_struct *mm, struct task_struct *t)
 {
 	struct robust_list_head __user *head;
+	bool compat = false;
 
 	if (!keep->budget)
 		return -E2BIG;
@@ -563,12 +564,11 @@ static int reap_keep_thread_list(struct reap_keep *keep,
 	task_lock(t);
 	head = READ_ONCE(t->futex.robust_list);
 #ifdef CONFIG_COMPAT
-	if (READ_ONCE(t->futex.compat_robust_list))
-		head = ERR_PTR(-EOPNOTSUPP);
+	compat = !!READ_ONCE(t->futex.compat_robust_list);
 #endif
 	task_unlock(t);
-	if (IS_ERR(head))
-		return PTR_ERR(head);
+	if (compat)
+		return -EOPNOTSUPP;
 	return head ? reap_keep_robust_list(keep, mm, head) : 0;
 }
 
