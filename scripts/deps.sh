@@ -44,7 +44,9 @@ gnuplot:gnuplot-nox
 /usr/lib32/libc.a:gcc-multilib
 "
 # scripts/systemd-source.sh, systemd-build.sh, check-systemd.sh (which also
-# runs the container runtimes' tests)
+# runs the container runtimes' tests; the guest's system and user buses,
+# which logind and "systemd-run --machine=testuser@ --user" need, are the
+# host's dbus-daemon)
 if [ "${1:-}" = systemd ]; then
 	NEEDS="$NEEDS
 dpkg-source:dpkg-dev
@@ -55,6 +57,9 @@ pkg-config:pkg-config
 /usr/include/sys/capability.h:libcap-dev
 /usr/include/libmount/libmount.h:libmount-dev
 /usr/include/crypt.h:libcrypt-dev
+/usr/include/security/pam_appl.h:libpam0g-dev
+dbus-daemon:dbus-daemon
+/usr/lib/systemd/user/dbus.socket:dbus-user-session
 /usr/lib/python3/dist-packages/jinja2:python3-jinja2
 /usr/lib/python3/dist-packages/elftools:python3-pyelftools
 cgcreate:cgroup-tools

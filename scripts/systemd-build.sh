@@ -35,7 +35,10 @@ SD_MAN_PAGES="man/systemd.resource-control.5 man/systemd-oomd.service.8 man/org.
 # Everything optional off; the few booleans that default to on and are not
 # needed, off too.  What is left: PID 1, the executor, journald, udevd,
 # systemctl, systemd-run, systemd-analyze, systemd-oomd (the killer the
-# oomd scenario runs) and libsystemd-shared.
+# oomd scenario runs), libsystemd-shared, and logind with PAM (pam_systemd,
+# user-runtime-dir): the user-manager test reaches testuser's user@.service
+# with "systemd-run --machine=testuser@ --user", as upstream's tests do,
+# which opens a PAM session (PAMName=login) that logind answers.
 OPTIONS=(
 	-Dmode=release
 	-Doptimization=0 -Ddebug=false
@@ -44,7 +47,7 @@ OPTIONS=(
 	-Danalyze=true
 	-Dutmp=false -Dhibernate=false -Dldconfig=false -Dresolve=false
 	-Defi=false -Dtpm=false -Denvironment-d=false -Dbinfmt=false
-	-Dcoredump=false -Dpstore=false -Dlogind=false
+	-Dcoredump=false -Dpstore=false -Dlogind=true -Dpam=enabled
 	-Dhostnamed=false -Dlocaled=false -Dmachined=false -Dportabled=false
 	-Dsysext=false -Dmountfsd=false -Duserdb=false -Dnetworkd=false
 	-Dtimedated=false -Dtimesyncd=false -Dnsresourced=false

@@ -11,8 +11,11 @@
 #   run-subtest.sh UNITS-DIR TEST-NN-NAME SUBTEST
 #
 # What upstream's test images provide and our guest lacks is set up first:
-# journald running (the subtests read the journal) and the unprivileged
-# "testuser" account.
+# journald running (the subtests read the journal), the system bus and
+# logind (the subtests reach testuser's user manager with "systemd-run
+# --machine=testuser@ --user", whose PAM session logind opens), and the
+# unprivileged "testuser" account, as upstream's images define it
+# (mkosi/mkosi.credentials/userdb.user.testuser: UID 4711, /bin/bash).
 set -u
 dir=$1 parent=$2 subtest=$3
 name=$parent.$subtest
@@ -28,7 +31,9 @@ if [ ! -x "$dir/$name.sh" ]; then
 fi
 {
 	systemctl start systemd-journald.socket systemd-journald.service
-	getent passwd testuser >/dev/null || useradd --create-home --shell /bin/bash testuser
+	getent passwd testuser >/dev/null ||
+		useradd --uid 4711 --user-group --create-home --shell /bin/bash testuser
+	systemctl start dbus.socket systemd-logind.service
 } > "$log" 2>&1
 (cd "$dir" && TEST_MATCH_SUBTEST="\.$subtest\.sh$" timeout 900 "./$parent.sh") >> "$log" 2>&1
 rc=$?
