@@ -13,11 +13,15 @@
 #     text holds no markup left unrendered, starts "Takes a boolean
 #     argument. Defaults to unset", says what systemctl stop does (SIGTERM,
 #     then SIGKILL after TimeoutStopSec=), that unprivileged managers and
-#     Delegate= can enable it, how to cover all slices (slice.d/) and the
-#     root slice, and links the kernel's section; it says when it was added
-#     on 262 (v263) and makes no version claim on the 257 backport;
-#     ManagedOOMSwap=/ManagedOOMMemoryPressure= point to it;
-#   - systemd-oomd.service(8) recommends it;
+#     Delegate= can enable it, how to cover all slices (slice.d/), that the
+#     root slice accepts and ignores it, that an empty assignment resets it
+#     to unset and that systemctl revert removes a set-property drop-in, and
+#     links the kernel's section; it says when it was added on 262 (v263)
+#     and makes no version claim on the 257 backport;
+#     ManagedOOMSwap=/ManagedOOMMemoryPressure= point to it and say that
+#     the root slice, where ManagedOOMSwap=kill usually is, ignores it;
+#   - systemd-oomd.service(8) recommends it, and says the same of the root
+#     slice;
 #   - org.freedesktop.systemd1(5) lists MemoryReapOnKill on each of the six
 #     unit interfaces with resource-control settings (slice, scope, service,
 #     socket, mount, swap), and no EffectiveMemoryReapOnKill nor
@@ -85,8 +89,9 @@ else
 	flat=$(tr -s ' \n' '  ' <<<"$entry")
 	missing=
 	for phrase in 'Takes a boolean argument. Defaults to unset' 'memory.reap_on_kill' 'kill_reap' \
-		'systemctl stop sends SIGTERM' 'TimeoutStopSec=' 'Delegate=' 'slice.d/' 'root slice' \
-		'Reaping Killed Processes'; do
+		'systemctl stop sends SIGTERM' 'TimeoutStopSec=' 'Delegate=' 'slice.d/' \
+		'accepts this setting but ignores it' 'An empty assignment resets the setting to unset' \
+		'systemctl revert removes' 'Reaping Killed Processes'; do
 		grep -qF -- "$phrase" <<<"$flat" || missing="$missing '$phrase'"
 	done
 	if [ -n "$missing" ]; then
@@ -102,15 +107,20 @@ case $base:$version in
 esac
 
 moom=$(awk '/^       [A-Za-z]/ { on = ($1 ~ /^ManagedOOMSwap=/) } on' <<<"$text" | tr -s ' \n' '  ')
-if grep -qF 'MemoryReapOnKill=yes' <<<"$moom"; then
-	ok managed_oom_xref
-else
+if ! grep -qF 'MemoryReapOnKill=yes' <<<"$moom"; then
 	bad managed_oom_xref "the ManagedOOMSwap=/ManagedOOMMemoryPressure= entry does not point to MemoryReapOnKill="
-fi
-if render systemd-oomd.service.8 | tr -s ' \n' '  ' | grep -qF 'MemoryReapOnKill=yes'; then
-	ok oomd_xref
+elif ! grep -qF 'ignores MemoryReapOnKill=' <<<"$moom"; then
+	bad managed_oom_xref "the ManagedOOMSwap=/ManagedOOMMemoryPressure= entry does not say that the root slice ignores MemoryReapOnKill="
 else
+	ok managed_oom_xref
+fi
+oomd=$(render systemd-oomd.service.8 | tr -s ' \n' '  ')
+if ! grep -qF 'MemoryReapOnKill=yes' <<<"$oomd"; then
 	bad oomd_xref "systemd-oomd.service(8) does not mention MemoryReapOnKill=yes"
+elif ! grep -qF 'ignores MemoryReapOnKill=' <<<"$oomd"; then
+	bad oomd_xref "systemd-oomd.service(8) does not say that the root slice ignores MemoryReapOnKill="
+else
+	ok oomd_xref
 fi
 
 dbus=$(render org.freedesktop.systemd1.5)
