@@ -67,7 +67,11 @@ OPTIONS=(
 # binaries: a list instead of a boolean).
 case $SD_BASE in
 257) OPTIONS+=(-Dnscd=false -Dstandalone-binaries=false -Dsysvinit-path= -Dsysvrcnd-path= -Drc-local=) ;;
-*) OPTIONS+=(-Dstandalone-binaries=) ;;
+# 262 made libmount optional (dlopen()ed), and auto_features=disabled turns
+# it off: without it the manager has no mount units, and logind's sandbox
+# and user-runtime-dir's tmpfs (mount options go through libmount) fail
+# with EOPNOTSUPP.  257 always links it.
+*) OPTIONS+=(-Dstandalone-binaries= -Dlibmount=enabled) ;;
 esac
 # tests=true so that the unit tests can be built; only those named are.
 OPTIONS+=(-Dtests=true)
