@@ -20,7 +20,7 @@ echo never > /sys/kernel/mm/transparent_hugepage/enabled
 echo "+memory +cpu" > /sys/fs/cgroup/cgroup.subtree_control
 mkdir -p "$cg"
 echo 1 > "$cg/memory.reap_on_kill"
-echo "$workers" > /sys/module/reap_on_kill/parameters/workers
+echo "$workers" > /sys/module/oom_kill/parameters/reap_workers
 # shellcheck disable=SC2016 # $$ is the victim's own
 sh -c 'echo $$ > "$0/cgroup.procs"; exec python3 -c "import time; b = b\"\\x01\" * ($1 << 20); time.sleep(1e6)"' "$cg" "$mib" &
 victim=$!
@@ -34,7 +34,7 @@ kill -9 "$victim"
 wait "$rec"
 echo max > "$cg/cpu.max"
 wait "$victim" 2>/dev/null || true
-echo "# $mib MiB victim at cpu.max 1%, reap_on_kill.workers=$workers; memory.events: $(grep kill_reap "$cg/memory.events")"
+echo "# $mib MiB victim at cpu.max 1%, oom_kill.reap_workers=$workers; memory.events: $(grep kill_reap "$cg/memory.events")"
 echo "# kernel functions in kworkers, share of the kworkers' samples (over 1%)"
 perf report -i /tmp/reap.perf --no-children --sort comm,sym --stdio --percent-limit 0 2>/dev/null |
 	awk '$2 ~ /^kworker/ && $3 == "[k]" { sub("%", "", $1); s[$4] += $1; t += $1 }
@@ -42,4 +42,4 @@ perf report -i /tmp/reap.perf --no-children --sort comm,sym --stdio --percent-li
 		for (k in s) if (t && 100 * s[k] / t >= 1) printf "%6.1f%%  %s\n", 100 * s[k] / t, k
 	}' | sort -rn
 rmdir "$cg"
-echo 0 > /sys/module/reap_on_kill/parameters/workers
+echo 0 > /sys/module/oom_kill/parameters/reap_workers

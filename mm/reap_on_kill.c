@@ -18,11 +18,12 @@
  *
  * complete_signal() -> reap_on_kill_queue()
  *	Runs under the victim's siglock with interrupts off, maybe in hard-IRQ
- *	context (an itimer's SIGALRM).  It tests the bit that says whether
- *	the process is covered, kept in its signal_struct by every write,
- *	migration and fork that may change it (__reap_on_kill_update_task()),
- *	asks the memcg to be sure, takes a task reference and queues the
- *	work embedded in signal_struct: no allocation, no sleeping lock.
+ *	context (an itimer's SIGALRM), once per process, as its group exit
+ *	starts.  Behind a static key, it reads whether the memcg of a live
+ *	thread has the setting in effect (kept per memcg by every write),
+ *	takes a task reference, and queues a reap allocated as the signal
+ *	path allocates its sigqueue: with GFP_ATOMIC, here from a mempool.
+ *	The reap hangs on the victim's signal_struct until that is freed.
  *	In task context it also pins the mm with a trylock of the task lock;
  *	where it cannot, see below.
  *
@@ -39,13 +40,12 @@
  *	Leaves the mm alone if any other process uses it (a CLONE_VM partner,
  *	a vfork parent or child): that process may live on, or have robust
  *	futex lists of its own in the memory.  Otherwise it unmaps private
- *	memory under mmap_lock taken for read, from the top down, a large
- *	address space in ranges shared with helpers, see reap_unmap().  The lock is only
- *	ever trylocked: while a writer holds it (often the victim itself,
- *	throttled inside mmap() or munmap()), the work is queued again after
+ *	memory under mmap_lock taken for read, with the OOM reaper's own
+ *	__oom_reap_task_mm().  The lock is only ever trylocked: while a
+ *	writer holds it (often the victim itself, throttled inside mmap() or
+ *	munmap()), the work is queued again after
  *	a short delay instead of waiting, see reap_retry().  Remote
- *	readers get errors, not zeroes, for reaped anonymous
- *	memory, and may read a reaped private file mapping's file contents,
+ *	readers get errors, not zeroes or file contents, for reaped memory,
  *	see reap_mm_locked().  Robust futex lists are honoured, see
  *	reap_keep_robust_lists().
  *
@@ -53,9 +53,8 @@
  * TIF_MEMDIE, no signal->oom_mm, no access to memory reserves), does not
  * change how the OOM killer sees it (see reap_mm_locked()), adds no
  * signal semantics and no syscall, and costs kill() a patched-out branch
- * while no cgroup uses it; while one does, tasks outside covered cgroups
- * pay the test of one bit per fatal signal, and writes, migrations and
- * forks keep that bit, see __reap_on_kill_update_task().
+ * while no cgroup uses it; while one does, a fatal signal to a process
+ * outside covered cgroups costs a look at its memcg.
  */
 
 #include <linux/cgroup.h>
@@ -64,8 +63,8 @@
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/memcontrol.h>
+#include <linux/mempool.h>
 #include <linux/mm.h>
-#include <linux/moduleparam.h>
 #include <linux/oom.h>
 #include <linux/pagewalk.h>
 #include <linux/reap_on_kill.h>
@@ -73,12 +72,9 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
-#include <linux/sizes.h>
 #include <linux/smp.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
-
-#include <asm/tlb.h>
 
 #include "internal.h"
 
@@ -95,7 +91,55 @@
  */
 DEFINE_STATIC_KEY_DEFERRED_FALSE(reap_on_kill_key, HZ);
 
+/**
+ * struct reap_on_kill - the reap of a killed process
+ * @dwork: runs the reap on reap_on_kill_wq, at once, and again after a
+ *	delay while the victim holds mmap_lock for writing or has a robust
+ *	futex list out of memory
+ * @mm: the address space to reap, pinned with mmgrab(), or NULL if no
+ *	task had it at hand yet; set once, by cmpxchg(), and closed by the
+ *	worker when the reap is over (see reap_pin_mm())
+ * @task: the thread the fatal signal was sent to, referenced until the
+ *	reap is done
+ * @memcg_id: cgroup ID of the victim's memory cgroup at kill time
+ * @queued_ns: local_clock(), on the CPU of the kill, when the reap was
+ *	queued
+ * @started_ns: local_clock() when the worker first ran
+ * @attempts: how many times the worker ran
+ * @robust_reads: words of robust futex lists the worker read so far, and
+ *	threads it looked at, over all attempts
+ * @fenced: no thread of the victim runs user code any more
+ *
+ * Allocated by the kill path from reap_on_kill_pool and hung on the
+ * victim's signal_struct, where it stays until that is freed: a process
+ * is killed at most once, and what is hung there tells set_robust_list()
+ * and exit_mm() that a reap is pending or done.  Fields past @task are
+ * only touched by the worker, which runs one attempt at a time.
+ */
+struct reap_on_kill {
+	struct delayed_work dwork;
+	struct mm_struct *mm;
+	struct task_struct *task;
+	u64 memcg_id;
+	u64 queued_ns;
+	u64 started_ns;
+	unsigned int attempts;
+	unsigned int robust_reads;
+	bool fenced;
+};
+
 static struct workqueue_struct *reap_on_kill_wq;
+
+/*
+ * Reaps the kill path allocates with GFP_ATOMIC: it runs under siglock,
+ * maybe in an interrupt, as sending a signal allocates its sigqueue.  The
+ * reserve keeps a burst of kills under memory pressure, when it matters
+ * most, from finding the slab empty; a kill that finds both empty is a
+ * plain kill.
+ */
+#define REAP_POOL_MIN		16
+static struct kmem_cache *reap_on_kill_cache;
+static mempool_t *reap_on_kill_pool;
 
 /* Serializes writers of memcg->reap_on_kill and its propagation. */
 static DEFINE_MUTEX(reap_on_kill_mutex);
@@ -104,33 +148,6 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
 #define REAP_RETRY_MAX_MS	64
 /* ... and how long it keeps trying, see reap_retry(). */
 #define REAP_RETRY_TIMEOUT_MS	30000
-
-/*
- * The most address space a worker claims at a time, and the alignment of
- * what it claims, see reap_claim(): a multiple of the PMD size, so that
- * no huge PMD is split.
- */
-#define REAP_CHUNK_SIZE		max_t(unsigned long, SZ_16M, PMD_SIZE)
-
-/*
- * Helpers one reap may enlist; each worker must have this much to unmap,
- * and at least two PMDs (a first claim is one PMD).
- */
-#define REAP_HELPERS_MAX	7
-#define REAP_HELPER_MIN_PAGES	\
-	(max_t(unsigned long, SZ_32M, 2 * PMD_SIZE) >> PAGE_SHIFT)
-
-/*
- * Workers that may unmap one address space at once, helpers included; 0,
- * the default, means one per online CPU.  See reap_nr_helpers().
- */
-static unsigned int reap_workers;
-module_param_named(workers, reap_workers, uint, 0644);
-MODULE_PARM_DESC(workers,
-		 "Workers that unmap one killed process at once, at most 8 (0: one per online CPU)");
-
-/* Reaps between the start and the end of their unmapping. */
-static atomic_t reaps_unmapping = ATOMIC_INIT(0);
 
 /* Distinct VMAs the robust futex lists may keep alive, see below. */
 #define REAP_KEEP_MAX		16
@@ -155,21 +172,6 @@ struct reap_keep {
 };
 
 /*
- * May the reap unmap @vma?  Not shared mappings (their pages live on in
- * the page cache or in other processes), nor hugetlb and PFN mappings,
- * which exit_mmap() tears down itself, as __oom_reap_task_mm() decides.
- * Decided by vm_flags alone, which do not change under our mmap_lock, so
- * that what the robust-list walk leaves alone and what the reap unmaps
- * agree.
- */
-static bool reap_vma_reaped(struct vm_area_struct *vma)
-{
-	if (vma->vm_flags & (VM_HUGETLB | VM_PFNMAP))
-		return false;
-	return vma_is_anonymous(vma) || !(vma->vm_flags & VM_SHARED);
-}
-
-/*
  * Does unmapping @vma give anything back?  Unlike the OOM reaper, we skip
  * a private file mapping without an anon_vma: it was never written (a
  * copy-on-write fault sets one up first), so it maps page-cache pages
@@ -184,17 +186,14 @@ static bool reap_vma_worth_it(struct vm_area_struct *vma)
 	return vma_is_anonymous(vma) || READ_ONCE(vma->anon_vma);
 }
 
-/**
- * __reap_on_kill_pin_mm - give a pending reap its address space
- * @rok: the reap
- * @mm: the address space, kept alive by the caller for the duration
- *
- * The first caller wins; once the reap is over, @rok->mm stays
+/*
+ * Give a pending reap its address space, which the caller keeps alive for
+ * the duration.  The first caller wins; once the reap is over, @rok->mm stays
  * REAP_MM_TAKEN and later callers lose.  A loser's mmdrop() is never the
  * final one: the caller's own reference (task->mm under task_lock, or
  * current->mm) holds mm_count above ours.
  */
-void __reap_on_kill_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm)
+static void reap_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm)
 {
 	if (READ_ONCE(rok->mm))
 		return;
@@ -214,7 +213,7 @@ static bool reap_pin_mm_now(struct reap_on_kill *rok, struct task_struct *p)
 	if (!in_task() || !spin_trylock(&p->alloc_lock))
 		return false;
 	if (p->mm)
-		__reap_on_kill_pin_mm(rok, p->mm);
+		reap_pin_mm(rok, p->mm);
 	spin_unlock(&p->alloc_lock);
 	return !!READ_ONCE(rok->mm);
 }
@@ -255,34 +254,46 @@ void __reap_on_kill_queue(struct task_struct *target)
 {
 	struct task_struct *p = reap_live_thread(target);
 	struct signal_struct *sig = p->signal;
-	struct reap_on_kill *rok = &sig->reap_on_kill;
 	struct cgroup_subsys_state *css;
+	struct reap_on_kill *rok;
 	bool pinned;
 
 	lockdep_assert_held(&p->sighand->siglock);
 
-	/*
-	 * REAP_ON_KILL_COVERED said yes; the memcg has the last word, for
-	 * a kill that races with the migration or the write that is about
-	 * to clear the bit.
-	 */
 	css = reap_on_kill_covered(p);
 	if (!css)
 		return;
-	/* SIGKILL interrupting a core dump: the dumper still reads the mm. */
-	if (sig->core_state || (p->flags & PF_KTHREAD))
+	/*
+	 * SIGKILL interrupting a core dump: the dumper still reads the mm.
+	 * Otherwise a process starts its group exit once, but be sure.
+	 */
+	if (sig->core_state || (p->flags & PF_KTHREAD) || sig->reap_on_kill)
 		return;
-	if (test_and_set_bit(REAP_ON_KILL_QUEUED, &rok->flags))
+	rok = mempool_alloc(reap_on_kill_pool, GFP_ATOMIC | __GFP_NOWARN);
+	if (!rok)
 		return;
 
+	memset(rok, 0, sizeof(*rok));
 	get_task_struct(p);
 	rok->task = p;
 	rok->memcg_id = cgroup_id(css->cgroup);
 	rok->queued_ns = local_clock();
 	pinned = reap_pin_mm_now(rok, p);
 	INIT_DELAYED_WORK(&rok->dwork, reap_on_kill_work);
+	/* exit_mm() may look at it as soon as it is there. */
+	smp_store_release(&sig->reap_on_kill, rok);
 	queue_delayed_work(reap_on_kill_wq, &rok->dwork, 0);
 	trace_reap_on_kill_queue(p, rok->memcg_id, pinned);
+}
+
+void __reap_on_kill_exit_mm(struct reap_on_kill *rok, struct mm_struct *mm)
+{
+	reap_pin_mm(rok, mm);
+}
+
+void __reap_on_kill_free(struct reap_on_kill *rok)
+{
+	mempool_free(rok, reap_on_kill_pool);
 }
 
 /*
@@ -297,7 +308,7 @@ static struct mm_struct *reap_get_mm(struct reap_on_kill *rok)
 	if (!READ_ONCE(rok->mm)) {
 		p = find_lock_task_mm(rok->task);
 		if (p) {
-			__reap_on_kill_pin_mm(rok, p->mm);
+			reap_pin_mm(rok, p->mm);
 			task_unlock(p);
 		}
 	}
@@ -366,8 +377,8 @@ static void reap_fence_ipi(void *unused)
  *
  * set_robust_list() (and its compat twin) is the one way a thread that
  * entered the kernel before the kill could still point the exit path at
- * another list: it stores the pointer under task_lock() unless this fence
- * was raised, and we read the pointers under the same lock (see
+ * another list: it stores the pointer under task_lock() unless a reap was
+ * queued, and we read the pointers under the same lock (see
  * reap_on_kill_robust_list_begin()).
  */
 static void reap_fence_user_mode(struct reap_on_kill *rok)
@@ -375,8 +386,9 @@ static void reap_fence_user_mode(struct reap_on_kill *rok)
 	struct task_struct *t;
 
 	/* Once is enough: the threads are dying, none goes back. */
-	if (test_and_set_bit(REAP_ON_KILL_FENCED, &rok->flags))
+	if (rok->fenced)
 		return;
+	rok->fenced = true;
 	rcu_read_lock();
 	for_each_thread(rok->task, t) {
 		if (task_curr(t))
@@ -399,7 +411,7 @@ static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
 		vma = vma_lookup(mm, addr[k]);
 		if (!vma)
 			continue;	/* the exit path faults there anyway */
-		if (!reap_vma_reaped(vma))
+		if (!oom_reap_vma_wanted(vma))
 			continue;	/* stays in place anyway */
 		for (i = 0; i < keep->nr && keep->vma[i] != vma; i++)
 			;
@@ -558,7 +570,7 @@ static int reap_keep_thread_list(struct reap_keep *keep,
 		return -E2BIG;
 	keep->budget--;
 	/*
-	 * Once the fence is up, set_robust_list() changes no list; the exit
+	 * Once a reap is queued, set_robust_list() changes no list; the exit
 	 * path may still clear one it walked (futex_cleanup()), unlocked.
 	 */
 	task_lock(t);
@@ -699,246 +711,10 @@ static u64 reap_ns_between(u64 from, u64 to)
 }
 
 /* Does the reap unmap @vma, given what the robust lists keep? */
-static bool reap_vma_wanted(struct vm_area_struct *vma,
-			    const struct reap_keep *keep)
+/* What the reap leaves to the exit path of what the OOM reaper unmaps. */
+static bool reap_vma_skipped(struct vm_area_struct *vma, void *keep)
 {
-	if (!reap_vma_reaped(vma) || !reap_vma_worth_it(vma))
-		return false;
-	return !keep || !reap_vma_kept(keep, vma);
-}
-
-/**
- * struct reap_split - one address space, unmapped by several workers
- * @mm: the victim's address space
- * @keep: VMAs the reap leaves for robust futexes, or NULL
- * @cursor: what is left to claim lies below it, see reap_claim()
- * @busy: an MMU notifier would have blocked somewhere
- * @claimed: workers, helpers or not, that claimed part of it; a helper
- *	that starts once all is claimed, finds a writer waiting for
- *	mmap_lock, or is taken back before it starts claims nothing
- * @first_freed: local_clock() when the reap's own worker freed the pages
- *	of its first claim, 0 until then (or if it had none)
- *
- * Lives on the stack of the worker that runs the reap, which holds
- * mmap_lock for reading from before it sets this up until every helper it
- * queued has finished or been cancelled.
- */
-struct reap_split {
-	struct mm_struct *mm;
-	const struct reap_keep *keep;
-	unsigned long cursor;
-	bool busy;
-	atomic_t claimed;
-	u64 first_freed;
-};
-
-struct reap_helper {
-	struct work_struct work;
-	struct reap_split *split;
-};
-
-/* The highest VMA the reap unmaps that starts below @below, or NULL. */
-static struct vm_area_struct *reap_next_vma(const struct reap_split *split,
-					    unsigned long below)
-{
-	MA_STATE(mas, &split->mm->mm_mt, below - 1, below - 1);
-	struct vm_area_struct *vma;
-
-	if (!below)
-		return NULL;
-	mas_for_each_rev(&mas, vma, 0) {
-		if (reap_vma_wanted(vma, split->keep))
-			return vma;
-	}
-	return NULL;
-}
-
-/*
- * Claim the next range to unmap, from the top of the address space down,
- * as the OOM reaper goes: a victim running its own exit_mmap() meanwhile
- * unmaps from the bottom up, and the two meet once instead of contending
- * for each page table lock in turn.  In an anonymous VMA, a claim is at
- * most @size, a power of two and a multiple of PMD_SIZE, and never
- * crosses a multiple of it, so two workers share a page table only where
- * a VMA ends, and no huge PMD is split (zap_vma_range_for_reaping()
- * requires PMD-aligned ends).  A private file mapping, which may map
- * PUD-sized DAX entries, is claimed whole.  Claims move split->cursor
- * down with a cmpxchg, so that each address is claimed once.  None once
- * MMF_OOM_SKIP is set: by exit_mmap() when it is through unmapping, or by
- * the OOM reaper when it is done or gave up; either way, what is left is
- * the exit path's, as it would be if we had stopped early.
- *
- * Return: the VMA holding [*@start, *@end), or NULL if all is claimed.
- */
-static struct vm_area_struct *reap_claim(struct reap_split *split,
-					 unsigned long size,
-					 unsigned long *start,
-					 unsigned long *end)
-{
-	unsigned long cursor = READ_ONCE(split->cursor);
-	struct vm_area_struct *vma;
-	unsigned long next;
-
-	do {
-		if (mm_flags_test(MMF_OOM_SKIP, split->mm))
-			return NULL;
-		vma = reap_next_vma(split, cursor);
-		if (!vma) {
-			next = 0;
-			continue;
-		}
-		*end = min(cursor, vma->vm_end);
-		*start = vma->vm_start;
-		if (vma_is_anonymous(vma))
-			*start = max(*start, ALIGN_DOWN(*end - 1, size));
-		next = *start;
-	} while (!try_cmpxchg(&split->cursor, &cursor, next));
-	return vma;
-}
-
-/*
- * Unmap claimed ranges until none is left.  The caller holds mmap_lock for
- * reading, so no VMA changes meanwhile (only mmap_lock held for writing
- * changes the VMA tree, or a VMA's range and flags) and the VMAs we look
- * up stay valid.  Unmapping disjoint ranges of one address space on
- * several CPUs is what exit_mmap() and the OOM reaper (or
- * process_mrelease()) already do at once, on the same ranges even, each
- * under mmap_lock for reading: every page table is changed under its own
- * lock, and each worker gathers what it unmapped in its own mmu_gather,
- * and frees only pages whose entries it cleared itself, after the TLB
- * flush, and finishes its gather before it drops mmap_lock.  Page tables
- * are freed with mmap_lock held for writing (exit_mmap(), after all of
- * us); by munmap(), brk() or a shrinking mremap() after they downgraded
- * it to reading, but only tables within the gap their removed VMAs leave
- * (free_pgtables() stays within the neighbours' floor and ceiling), none
- * that also maps a VMA we find; or empty PTE tables under RCU and their
- * lock (PT_RECLAIM, khugepaged), which the zap copes with as it does for
- * the OOM reaper.
- *
- * One gather for all of a worker's claims, flushed after each: the TLB
- * flush of the claimed range, then its pages are freed, so memory comes
- * back claim by claim rather than once the gather's 10000 pages are full
- * (or at the end).  tlb_finish_mmu() flushes the whole mm when other
- * gathers on it are live (mm_tlb_flush_nested()), as they are here: a
- * gather per claim would do that every time.  Claims start at one PMD
- * and double up to REAP_CHUNK_SIZE, so that the first pages come back
- * within a page table's worth of work after the reap started.
- */
-static void reap_split_run(struct reap_split *split, bool own)
-{
-	unsigned long start, end, size = PMD_SIZE;
-	struct vm_area_struct *vma;
-	struct mmu_gather tlb;
-	bool counted = false;
-
-	tlb_gather_mmu(&tlb, split->mm);
-	while ((vma = reap_claim(split, size, &start, &end))) {
-		if (!counted) {
-			atomic_inc(&split->claimed);
-			counted = true;
-		}
-		if (zap_vma_range_for_reaping(&tlb, vma, start, end))
-			WRITE_ONCE(split->busy, true);
-		tlb_flush_mmu(&tlb);
-		if (own && !split->first_freed)
-			split->first_freed = local_clock();
-		size = min(size * 2, REAP_CHUNK_SIZE);
-	}
-	tlb_finish_mmu(&tlb);
-}
-
-/*
- * A helper takes mmap_lock for reading itself, as a reader of its own.
- * The worker that queued it holds the lock until we are done, so no
- * writer can have changed a VMA since that worker looked at them, and
- * the lock cannot be taken for writing while we unmap.  The trylock fails
- * only if a writer waits for the lock (the victim's exit_mmap(), about to
- * free the page tables, say): then that worker unmaps the rest alone.
- */
-static void reap_helper_work(struct work_struct *work)
-{
-	struct reap_helper *helper = container_of(work, struct reap_helper,
-						  work);
-	struct reap_split *split = helper->split;
-
-	if (!mmap_read_trylock(split->mm))
-		return;
-	reap_split_run(split, false);
-	mmap_read_unlock(split->mm);
-}
-
-/*
- * How many helpers to enlist for @pages of memory to unmap: enough that
- * the reap has reap_workers (or one per online CPU) workers, less one for
- * each other reap that is unmapping now, so that many victims killed
- * together are unmapped side by side, one worker each, rather than
- * contending with each other's helpers.  Each worker, helper or not,
- * must have REAP_HELPER_MIN_PAGES to unmap, for waking a helper to pay
- * off.  Helpers are unbound workers: they run where the workqueue's
- * cpumask allows, outside isolated CPUs.
- */
-static unsigned int reap_nr_helpers(unsigned long pages)
-{
-	unsigned int workers = READ_ONCE(reap_workers) ?: num_online_cpus();
-	unsigned int others = max(atomic_read(&reaps_unmapping) - 1, 0);
-	unsigned long shares = pages / REAP_HELPER_MIN_PAGES;
-
-	/* The rescuer would only wait for helpers that cannot get a worker. */
-	if (current_is_workqueue_rescuer() || workers <= others + 1 || !shares)
-		return 0;
-	return min_t(unsigned long, min(workers - others - 1, REAP_HELPERS_MAX),
-		     shares - 1);
-}
-
-/**
- * reap_unmap - unmap the private memory of an address space
- * @rok: the reap
- * @mm: the victim's address space, with mmap_lock held for reading
- * @keep: VMAs to leave for the robust futex lists, or NULL
- * @pages: how much there is to unmap, roughly
- *
- * Unmaps what __oom_reap_task_mm() would, save what @keep holds and
- * private file mappings never written (reap_vma_worth_it()), with
- * helpers from our workqueue if there is enough to share, see
- * reap_split_run() for why that is safe.  We wait for the helpers before
- * we return, with mmap_lock still held: cancel_work_sync() takes back a
- * helper that has not started (it has nothing to do by then, and none is
- * left waiting for a worker while memory is short), and waits for one
- * that has, whose work is bounded and never sleeps on a lock.
- *
- * Return: false if an MMU notifier kept part of it mapped.
- */
-static bool reap_unmap(struct reap_on_kill *rok, struct mm_struct *mm,
-		       const struct reap_keep *keep, unsigned long pages)
-{
-	struct reap_helper helper[REAP_HELPERS_MAX];
-	struct reap_split split = {
-		.mm = mm,
-		.keep = keep,
-		.cursor = ULONG_MAX,
-	};
-	u64 started = local_clock();
-	unsigned int i, nr;
-
-	atomic_inc(&reaps_unmapping);
-	nr = reap_nr_helpers(pages);
-	for (i = 0; i < nr; i++) {
-		helper[i].split = &split;
-		INIT_WORK_ONSTACK(&helper[i].work, reap_helper_work);
-		queue_work(reap_on_kill_wq, &helper[i].work);
-	}
-	reap_split_run(&split, true);
-	for (i = 0; i < nr; i++) {
-		cancel_work_sync(&helper[i].work);
-		destroy_work_on_stack(&helper[i].work);
-	}
-	atomic_dec(&reaps_unmapping);
-	trace_reap_on_kill_unmap(rok->task, rok->memcg_id, pages, nr + 1,
-				 atomic_read(&split.claimed),
-				 reap_ns_between(rok->queued_ns, started),
-				 split.first_freed ?
-				 reap_ns_between(rok->queued_ns, split.first_freed) : 0);
-	return !READ_ONCE(split.busy);
+	return !reap_vma_worth_it(vma) || (keep && reap_vma_kept(keep, vma));
 }
 
 /*
@@ -989,8 +765,9 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	}
 
 	/*
-	 * MMF_UNSTABLE also makes swapoff skip the mm (unuse_mm()) until the
-	 * victim exits, as after the OOM reaper (see the documentation).
+	 * __oom_reap_task_mm() sets MMF_UNSTABLE, which also makes swapoff
+	 * skip the mm (unuse_mm()) until the victim exits, as after the OOM
+	 * reaper (see the documentation).
 	 *
 	 * What a remote reader (/proc/pid/mem, process_vm_readv(), ptrace)
 	 * that faults on a reaped page then gets, as after the OOM reaper:
@@ -1011,7 +788,6 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	 * fault MMF_UNSTABLE fails: a mutex the thread was about to take or
 	 * had just released in private memory no one else can wait on.
 	 */
-	mm_flags_set(MMF_UNSTABLE, mm);
 	/*
 	 * The victim's exit records the high-water mark of its RSS for
 	 * getrusage() and taskstats (do_exit()): from what it had, not from
@@ -1019,7 +795,9 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	 */
 	update_hiwater_rss(mm);
 	before = reap_mm_private(mm);
-	complete = reap_unmap(rok, mm, keep, before);
+	trace_reap_on_kill_unmap(rok->task, rok->memcg_id, before,
+				 reap_ns_between(rok->queued_ns, local_clock()));
+	complete = __oom_reap_task_mm(mm, reap_vma_skipped, keep);
 	*freed = before - min(before, reap_mm_private(mm));
 
 	/*
@@ -1274,107 +1052,6 @@ static void reap_on_kill_propagate(struct mem_cgroup *memcg)
 	rcu_read_unlock();
 }
 
-/*
- * Whether a process is covered is also kept in its signal_struct, as
- * REAP_ON_KILL_COVERED, so that complete_signal() tests a bit of the
- * structure it is working on instead of following the task's css_set to
- * its memcg for every fatal signal, two more cache lines (and under
- * emulation two more pages) that a kill does not touch otherwise.
- *
- * The bit is worked out again, under siglock, from the memcg of a live
- * thread at that moment, after each change of what it depends on:
- *
- *  - a write that changes reap_on_kill_effective, for every process in the
- *    subtree, after the change (reap_on_kill_update_subtree());
- *  - a migration, for every task it moved, after the move
- *    (reap_on_kill_attach(), from the memcg's attach callback).
- *
- * Of two that race, whichever takes siglock last sees both changes: the
- * other change was made before the other took siglock (program order),
- * or, for a task the write's scan did not find, the migration took
- * css_set_lock after the scan did, which was after the write.
- *
- * A new process starts with the bit clear (copy_signal() zeroes the
- * signal_struct) and gets it set, if covered, by the memcg's fork
- * callback (reap_on_kill_fork()), which runs after the process was linked
- * on its css_set, where a write's scan finds it.  The callback only ever
- * sets the bit, so it needs no siglock: racing with a write that
- * uncovers the process, it may leave the bit set; a set bit that no
- * longer applies costs the kill path a look at the memcg, which has the
- * last word (__reap_on_kill_queue()).
- *
- * The callbacks skip all this while the static key is off: one that saw
- * it off linked or moved its task before a write turned the key on, and
- * so before that write's scan, which then finds the task.
- */
-static void reap_on_kill_update_process(struct task_struct *p)
-{
-	struct reap_on_kill *rok;
-	unsigned long flags;
-
-	/* Gone through __exit_signal(): no signal can kill it any more. */
-	if (!lock_task_sighand(p, &flags))
-		return;
-	/* Atomic: the worker sets REAP_ON_KILL_FENCED without siglock. */
-	rok = &p->signal->reap_on_kill;
-	if (reap_on_kill_covered(p))
-		set_bit(REAP_ON_KILL_COVERED, &rok->flags);
-	else
-		clear_bit(REAP_ON_KILL_COVERED, &rok->flags);
-	unlock_task_sighand(p, &flags);
-}
-
-/*
- * Every live thread, not only leaders: a leader may have exited and stayed
- * in an old cgroup, and a thread that execs becomes the leader while the
- * scan runs (de_thread()), so an iteration of leaders could miss the
- * process altogether.  Consecutive threads of one process count once.
- */
-static void reap_on_kill_update_subtree(struct mem_cgroup *memcg)
-{
-	struct mem_cgroup *iter;
-
-	for (iter = mem_cgroup_iter(memcg, NULL, NULL); iter;
-	     iter = mem_cgroup_iter(memcg, iter, NULL)) {
-		struct signal_struct *last = NULL;
-		struct css_task_iter it;
-		struct task_struct *task;
-
-		css_task_iter_start(&iter->css, 0, &it);
-		while ((task = css_task_iter_next(&it))) {
-			if (task->signal == last || (task->flags & PF_EXITING))
-				continue;
-			last = task->signal;
-			reap_on_kill_update_process(task);
-			cond_resched();
-		}
-		css_task_iter_end(&it);
-	}
-}
-
-void __reap_on_kill_attach(struct cgroup_taskset *tset)
-{
-	struct signal_struct *last = NULL;
-	struct cgroup_subsys_state *css;
-	struct task_struct *task;
-
-	/* Only live tasks move (cgroup_migrate_add_task()). */
-	cgroup_taskset_for_each(task, css, tset) {
-		if (task->signal == last)
-			continue;
-		last = task->signal;
-		reap_on_kill_update_process(task);
-	}
-}
-
-void __reap_on_kill_fork(struct task_struct *p)
-{
-	rcu_read_lock();
-	if (reap_on_kill_covered(p))
-		set_bit(REAP_ON_KILL_COVERED, &p->signal->reap_on_kill.flags);
-	rcu_read_unlock();
-}
-
 void reap_on_kill_css_online(struct mem_cgroup *memcg)
 {
 	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
@@ -1411,7 +1088,7 @@ ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
 				  size_t nbytes, loff_t off)
 {
 	struct mem_cgroup *memcg = mem_cgroup_from_css(of_css(of));
-	bool enable, changed;
+	bool enable;
 
 	if (sysfs_streq(buf, "1"))
 		enable = true;
@@ -1420,12 +1097,11 @@ ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
 	else
 		return -EINVAL;
 
-	if (!reap_on_kill_wq)
+	if (!reap_on_kill_pool)
 		return -ENOMEM;
 
 	mutex_lock(&reap_on_kill_mutex);
-	changed = enable != memcg->reap_on_kill;
-	if (changed) {
+	if (enable != memcg->reap_on_kill) {
 		/* Enable the hook before any task can be covered ... */
 		if (enable)
 			static_branch_deferred_inc(&reap_on_kill_key);
@@ -1436,14 +1112,6 @@ ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
 			static_branch_slow_dec_deferred(&reap_on_kill_key);
 	}
 	mutex_unlock(&reap_on_kill_mutex);
-	/*
-	 * Outside the mutex, which mkdir takes under cgroup_mutex: each task's
-	 * bit is worked out from the setting as it is when its siglock is
-	 * taken, so a later write's scan, or this one, gets it right in any
-	 * order.
-	 */
-	if (changed)
-		reap_on_kill_update_subtree(memcg);
 	return nbytes;
 }
 
@@ -1452,16 +1120,19 @@ static int __init reap_on_kill_init(void)
 	/*
 	 * Unbound and high priority: not limited by the victim's cpu.max,
 	 * cpuset or nice level, and one worker per victim so that many
-	 * victims are reaped in parallel, with helpers for a large one.
-	 * WQ_MEM_RECLAIM provides a rescuer, as memory is short when we are
-	 * needed most; the rescuer runs items one by one, and none of them
-	 * sleeps for a lock or faults memory in: whatever the victim holds is
-	 * waited for by queueing the work again, and a reap waits only for
-	 * helpers already running (reap_unmap()).
+	 * victims are reaped in parallel.  WQ_MEM_RECLAIM provides a
+	 * rescuer, as memory is short when we are needed most; the rescuer
+	 * runs items one by one, and none of them sleeps for a lock or faults
+	 * memory in: whatever the victim holds is waited for by queueing the
+	 * work again.
 	 */
 	reap_on_kill_wq = alloc_workqueue("reap_on_kill",
 					  WQ_UNBOUND | WQ_HIGHPRI |
 					  WQ_MEM_RECLAIM, 0);
-	return reap_on_kill_wq ? 0 : -ENOMEM;
+	reap_on_kill_cache = KMEM_CACHE(reap_on_kill, 0);
+	if (reap_on_kill_cache)
+		reap_on_kill_pool = mempool_create_slab_pool(REAP_POOL_MIN,
+							     reap_on_kill_cache);
+	return reap_on_kill_wq && reap_on_kill_pool ? 0 : -ENOMEM;
 }
 subsys_initcall(reap_on_kill_init);

@@ -48,7 +48,7 @@ set terminal pngcairo size 1400,600 noenhanced
 set output "$png"
 set multiplot layout 1,2
 set title "one victim at cpu.max 1%: time to 90% back / same victim unthrottled"
-set xlabel "workers unmapping it (reap_on_kill.workers; 2 vCPUs)"
+set xlabel "workers unmapping it (oom_kill.reap_workers; 2 vCPUs)"
 set ylabel "ratio (below 1: faster than it frees itself)"
 set xtics 1
 set grid

@@ -10,10 +10,10 @@
 #include <linux/jump_label_ratelimit.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
-#include <linux/reap_on_kill_types.h>
 
-struct cgroup_taskset;
 struct kernfs_open_file;
+struct mm_struct;
+struct reap_on_kill;
 struct mem_cgroup;
 struct seq_file;
 
@@ -54,60 +54,21 @@ enum reap_on_kill_result {
 extern struct static_key_false_deferred reap_on_kill_key;
 
 void __reap_on_kill_queue(struct task_struct *p);
-void __reap_on_kill_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm);
-void __reap_on_kill_fork(struct task_struct *p);
-void __reap_on_kill_attach(struct cgroup_taskset *tset);
+void __reap_on_kill_exit_mm(struct reap_on_kill *rok, struct mm_struct *mm);
+void __reap_on_kill_free(struct reap_on_kill *rok);
 
 /**
- * reap_on_kill_queue - reap a killed process if its memory cgroup asks for it
- * @p: a thread of the process
+ * reap_on_kill_queue - queue a reap if @p's memory cgroup asks for one
+ * @p: the task a fatal signal was sent to; its siglock is held
  *
- * Called by complete_signal() right after it made a signal fatal to @p's
- * whole thread group (SIGNAL_GROUP_EXIT), with @p's siglock held and
- * interrupts off, possibly in hard-IRQ context.  Costs a patched-out
- * branch while no memory cgroup has memory.reap_on_kill set, and the test
- * of a bit in the process's signal_struct while one has: whether the
- * process is covered is kept there, see reap_on_kill_update_process().
- *
- * Never called for a fatal signal that complete_signal() leaves queued
- * for a thread to dequeue later (get_signal() then exits the group), for
- * one that prepare_signal() drops as the group is already exiting, nor for
- * a core-dumping one: such a process frees its memory on its own way out,
- * and a dump needs the memory anyway.
+ * Called from complete_signal() as it starts the group exit, which happens
+ * once per process.  While no memory cgroup has memory.reap_on_kill set,
+ * this is a patched-out branch.
  */
 static inline void reap_on_kill_queue(struct task_struct *p)
 {
-	if (static_branch_unlikely(&reap_on_kill_key.key) &&
-	    test_bit(REAP_ON_KILL_COVERED, &p->signal->reap_on_kill.flags))
-		__reap_on_kill_queue(p);
-}
-
-/**
- * reap_on_kill_fork - note whether a new process is covered
- * @p: the new task, linked on its css_set, not yet woken
- *
- * Called by the memory controller's fork callback.  A kill that finds @p
- * before, by its pid or by cgroup.kill's walk of the cgroup, leads to no
- * reap: @p never ran, so all it has is its parent's memory, copy-on-write,
- * which a reap would not free.
- */
-static inline void reap_on_kill_fork(struct task_struct *p)
-{
-	if (static_branch_unlikely(&reap_on_kill_key.key) && thread_group_leader(p))
-		__reap_on_kill_fork(p);
-}
-
-/**
- * reap_on_kill_attach - note whether migrated processes are covered
- * @tset: the tasks that changed memory cgroup
- *
- * Called by the memory controller's attach callback, after the tasks
- * moved.
- */
-static inline void reap_on_kill_attach(struct cgroup_taskset *tset)
-{
 	if (static_branch_unlikely(&reap_on_kill_key.key))
-		__reap_on_kill_attach(tset);
+		__reap_on_kill_queue(p);
 }
 
 /**
@@ -120,10 +81,20 @@ static inline void reap_on_kill_attach(struct cgroup_taskset *tset)
  */
 static inline void reap_on_kill_exit_mm(struct mm_struct *mm)
 {
-	struct reap_on_kill *rok = &current->signal->reap_on_kill;
+	struct reap_on_kill *rok = READ_ONCE(current->signal->reap_on_kill);
 
-	if (unlikely(test_bit(REAP_ON_KILL_QUEUED, &rok->flags)))
-		__reap_on_kill_pin_mm(rok, mm);
+	if (unlikely(rok))
+		__reap_on_kill_exit_mm(rok, mm);
+}
+
+/**
+ * reap_on_kill_free - free what a reap left in a signal_struct
+ * @sig: the signal_struct, being freed
+ */
+static inline void reap_on_kill_free(struct signal_struct *sig)
+{
+	if (unlikely(sig->reap_on_kill))
+		__reap_on_kill_free(sig->reap_on_kill);
 }
 
 /**
@@ -135,10 +106,11 @@ static inline void reap_on_kill_exit_mm(struct mm_struct *mm)
  * otherwise register a list after that read, which its exit path would
  * then walk in reaped memory.  Under task_lock(), which the reap takes to
  * read each thread's list, either the reap reads the new list or the
- * thread finds that the reap already read the old one, keeps it, and
- * fails the call with -EINTR: as if the fatal signal had come before the
- * call.  The thread never returns to user space to see it; a tracer's
- * get_robust_list() and audit see the old list and the failure.
+ * thread finds that a reap was queued (it reads the lists only after the
+ * kill queued it) and fails the call with -EINTR: as if the fatal signal
+ * had come before the call.  The thread never returns to user space to
+ * see it; a tracer's get_robust_list() and audit see the old list and the
+ * failure.
  *
  * Return: whether current may store its new list; call
  * reap_on_kill_robust_list_end() either way.
@@ -146,8 +118,7 @@ static inline void reap_on_kill_exit_mm(struct mm_struct *mm)
 static inline bool reap_on_kill_robust_list_begin(void)
 {
 	task_lock(current);
-	return !test_bit(REAP_ON_KILL_FENCED,
-			 &current->signal->reap_on_kill.flags);
+	return !READ_ONCE(current->signal->reap_on_kill);
 }
 
 static inline void reap_on_kill_robust_list_end(void)
@@ -167,15 +138,11 @@ static inline void reap_on_kill_queue(struct task_struct *p)
 {
 }
 
-static inline void reap_on_kill_fork(struct task_struct *p)
-{
-}
-
-static inline void reap_on_kill_attach(struct cgroup_taskset *tset)
-{
-}
-
 static inline void reap_on_kill_exit_mm(struct mm_struct *mm)
+{
+}
+
+static inline void reap_on_kill_free(struct signal_struct *sig)
 {
 }
 

@@ -67,38 +67,26 @@ TRACE_EVENT(reap_on_kill_start,
 /*
  * The worker unmaps: it started delay_ns after the kill queued the reap
  * (the worker's wake-up, then the fence, the robust lists' walk, the check
- * for other users of the mm, and any waits for mmap_lock), and freed the
- * pages of its first claim first_freed_ns after the kill (0 if it had
- * none), with workers (itself and the helpers it queued, see
- * reap_nr_helpers()) to unmap anon_swap, the victim's anonymous memory
- * and swap when it started; claimed: how many of those workers claimed a
- * range to unmap.
+ * for other users of the mm, and any waits for mmap_lock), with anon_swap,
+ * the victim's anonymous memory and swap, to unmap.  How it was split
+ * among workers, oom:reap_split tells.
  */
 TRACE_EVENT(reap_on_kill_unmap,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id,
-		     unsigned long anon_swap, unsigned int workers,
-		     unsigned int claimed, u64 delay_ns, u64 first_freed_ns),
-	    TP_ARGS(task, memcg_id, anon_swap, workers, claimed, delay_ns,
-		    first_freed_ns),
+		     unsigned long anon_swap, u64 delay_ns),
+	    TP_ARGS(task, memcg_id, anon_swap, delay_ns),
 	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(u64, memcg_id)
 			     __field(unsigned long, anon_swap)
-			     __field(unsigned int, workers)
-			     __field(unsigned int, claimed)
-			     __field(u64, delay_ns)
-			     __field(u64, first_freed_ns)),
+			     __field(u64, delay_ns)),
 	    TP_fast_assign(__entry->pid = task->tgid;
 			   __entry->memcg_id = memcg_id;
 			   __entry->anon_swap = anon_swap;
-			   __entry->workers = workers;
-			   __entry->claimed = claimed;
-			   __entry->delay_ns = delay_ns;
-			   __entry->first_freed_ns = first_freed_ns;),
-	    TP_printk("pid=%d memcg_id=%llu anon_swap=%lukB workers=%u claimed=%u delay_ns=%llu first_freed_ns=%llu",
+			   __entry->delay_ns = delay_ns;),
+	    TP_printk("pid=%d memcg_id=%llu anon_swap=%lukB delay_ns=%llu",
 		      __entry->pid, __entry->memcg_id,
 		      __entry->anon_swap << (PAGE_SHIFT - 10),
-		      __entry->workers, __entry->claimed, __entry->delay_ns,
-		      __entry->first_freed_ns)
+		      __entry->delay_ns)
 );
 
 TRACE_EVENT(reap_on_kill_finish,

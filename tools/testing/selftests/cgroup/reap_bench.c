@@ -30,7 +30,7 @@
  * reap's workers (nice -20), and for mrelease it is the reaper itself, so
  * it looks again only once the call returned.  --trace has the kernel's
  * own figure, to the first pages freed.  --workers runs the reap_on_kill column once per number of
- * workers that may unmap one victim (the reap_on_kill.workers parameter),
+ * workers that may unmap one victim (the oom_kill.reap_workers parameter),
  * --each gives every victim of a cgroup.kill the same size, and --trace
  * reads the reap's tracepoints to say where its time went, see
  * trace_breakdown().
@@ -42,6 +42,7 @@
  */
 #define _GNU_SOURCE
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -148,7 +149,7 @@ static const char help_text[] =
 	"      --ci PCT        for --overhead (default 0.5)\n"
 	"      --raw FILE      for --overhead: every sample to FILE\n"
 	"  -w, --workers L     comma list of workers that may unmap one victim\n"
-	"                      (reap_on_kill.workers; 0: the kernel's default):\n"
+	"                      (oom_kill.reap_workers; 0: the kernel's default):\n"
 	"                      one reap_on_kill column each\n"
 	"  -e, --each MIB      only the cgroup.kill rows (cpu.max 1%), every\n"
 	"                      victim of MIB, N = 1 included\n"
@@ -619,6 +620,16 @@ static long long trace_value(const char *line, const char *key)
 	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
 }
 
+/* The thread that wrote a trace line: the number before " [CPU]". */
+static long long trace_tid(const char *line)
+{
+	const char *p = strstr(line, " [");
+
+	while (p && p > line && isdigit((unsigned char)p[-1]))
+		p--;
+	return p && p > line && p[-1] == '-' ? strtoll(p, NULL, 10) : -1;
+}
+
 /*
  * Where the reaps of one run spent their time, from the instance's events
  * (see the kernel's include/trace/events/reap_on_kill.h), averaged over
@@ -628,14 +639,17 @@ static long long trace_value(const char *line, const char *key)
  * is unmapping to the end, and freed is the kill (the queue event, inside
  * the kill) to the moment the reap's own worker freed the pages of its
  * first claim: the kill-to-first-pages latency in the kernel.  The unmap
- * event comes when the unmapping is over.  The finish events may come after
+ * event comes as the unmapping starts, and the oom:reap_split event of
+ * the same worker thread when it is over, with its first claim's time.  The finish events may come after
  * the 90% point: they are waited for, up to a second.  Return: victims
  * whose three events were found.
  */
 static int trace_breakdown(struct run *r, int victims)
 {
 	long long deadline = now_ns() + NSEC, start, unmap, dur;
-	struct trace_pid { long long pid, start, unmap, freed; } ev[MAX_VICTIMS];
+	struct trace_pid {
+		long long pid, start, unmap, freed, tid;
+	} ev[MAX_VICTIMS];
 	long long sum[4] = { };
 	char path[PATH_MAX], line[512];
 	int found = 0, finished, n = 0;
@@ -660,18 +674,30 @@ static int trace_breakdown(struct run *r, int victims)
 		long long pid = trace_value(line, " pid=");
 		int i;
 
+		if (strstr(line, "reap_split:")) {
+			/* The last reap whose unmap this thread started. */
+			for (i = n - 1; i >= 0; i--) {
+				if (ev[i].tid == trace_tid(line) &&
+				    ev[i].unmap >= 0 && ev[i].freed < 0) {
+					ev[i].freed = ev[i].unmap +
+						trace_value(line, " first_freed_ns=");
+					break;
+				}
+			}
+			continue;
+		}
 		for (i = 0; i < n && ev[i].pid != pid; i++)
 			;
 		if (i == n) {
 			if (n == MAX_VICTIMS)
 				continue;
-			ev[n++] = (struct trace_pid){ pid, -1, -1, -1 };
+			ev[n++] = (struct trace_pid){ pid, -1, -1, -1, -1 };
 		}
 		if (strstr(line, "reap_on_kill_start:")) {
 			ev[i].start = trace_value(line, " delay_ns=");
 		} else if (strstr(line, "reap_on_kill_unmap:")) {
 			ev[i].unmap = trace_value(line, " delay_ns=");
-			ev[i].freed = trace_value(line, " first_freed_ns=");
+			ev[i].tid = trace_tid(line);
 		} else if (strstr(line, "reap_on_kill_finish:")) {
 			start = ev[i].start;
 			unmap = ev[i].unmap;
@@ -680,7 +706,7 @@ static int trace_breakdown(struct run *r, int victims)
 				sum[0] += start;
 				sum[1] += unmap - start;
 				sum[2] += dur - (unmap - start);
-				sum[3] += ev[i].freed > 0 ? ev[i].freed : unmap;
+				sum[3] += ev[i].freed > unmap ? ev[i].freed : unmap;
 				found++;
 			}
 		}
@@ -817,7 +843,7 @@ struct figure {
 	int calls, failed;		/* process_mrelease() calls */
 	int timeouts;			/* runs that reached --timeout */
 	int note;			/* its number under the table, or 0 */
-	int workers;			/* reap_on_kill.workers, -1: not set */
+	int workers;			/* oom_kill.reap_workers, -1: not set */
 	/* medians over the runs that have them, ns, or -1 */
 	long long first, wake, prep, unmap, freed;
 };
@@ -1073,7 +1099,7 @@ static void print_header(const struct opts *o)
 		       "the same kill, memory.reap_on_kill=1 on the victims' cgroup");
 	if (o->methods[M_REAP] && o->workers[0] >= 0)
 		printf("#   reap w=W      %s\n",
-		       "the same, with reap_on_kill.workers=W (0: the default)");
+		       "the same, with oom_kill.reap_workers=W (0: the default)");
 	printf("# A run in which a call failed is an error, left out of the figure: [n]\n"
 	       "# refers to a note under the table, err means every run failed.  A run\n"
 	       "# still waiting after --timeout (%ld s) counts as that long: >ms.\n",
@@ -1094,7 +1120,7 @@ static void print_header(const struct opts *o)
 	print_line(line);
 }
 
-/* Set reap_on_kill.workers, unless @workers is -1. */
+/* Set oom_kill.reap_workers, unless @workers is -1. */
 static int set_workers(int workers)
 {
 	char val[16];
@@ -1139,8 +1165,8 @@ static void run_row(enum condition c, long size_mib, int n, bool file,
 /*
  * The series hooks complete_signal() where it turns a signal into a group
  * exit: a static branch, taken while any cgroup has memory.reap_on_kill
- * set, then the test of a bit in the process's signal_struct, which the
- * memory controller keeps up to date on writes, migrations and forks.
+ * set, then a look at the memcg of the process, whose setting in effect
+ * the memory controller keeps up to date on writes.
  * What that costs a process outside covered cgroups is measured by timing
  * kill(SIGKILL) alone, the syscall whose work is that path, on a child that
  * has not run yet: this task is SCHED_FIFO and pinned, the child is born
@@ -1155,10 +1181,9 @@ static void run_row(enum condition c, long size_mib, int n, bool file,
  * not, and is what compares across boots (stock and patched kernels).
  *
  * Key on: the sibling cgroup "covered" has memory.reap_on_kill=1, so the
- * branch is taken and the bit tested; key off: no cgroup has it, the
+ * branch is taken and the memcg looked at; key off: no cgroup has it, the
  * branch is patched out.  The clone3() that makes each child is timed as
- * well, as the memcg's fork callback works out the new process's bit
- * while the key is on: its key_on / key_off is the cost a fork pays.
+ * well: its key_on / key_off shows that a fork pays nothing.
  * Blocks of OH_BLOCK samples alternate between the two, the first sample
  * of a block is dropped (it runs freshly patched code), and pairs of
  * adjacent blocks give the paired comparison.
@@ -1366,8 +1391,7 @@ static void oh_report(enum key_state k, const struct oh_state *s)
 /*
  * key_on against key_off: the ratios of adjacent blocks' medians, of
  * kill(SIGKILL) ("paired", in the CSV) or of the clone3() that made the
- * child ("paired_fork": the memcg's fork callback runs while the key is
- * on).
+ * child ("paired_fork", which should be 1).
  */
 static void oh_report_pairs(const long long *on, const long long *off,
 			    int blocks, const char *what, const char *row)
@@ -1792,7 +1816,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (o.trace && o.methods[M_REAP]) {
-		static const char * const events[] = { "reap_on_kill", NULL };
+		static const char * const events[] = { "reap_on_kill",
+							"oom/reap_split",
+							NULL };
 
 		if (!tracefs_usable() || tracefs_begin(TRACE_INSTANCE, 1024, events)) {
 			fprintf(stderr, "reap_bench: -T: %s\n",

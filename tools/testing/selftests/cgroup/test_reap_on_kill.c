@@ -764,8 +764,12 @@ static int test_hierarchy(const char *root)
 
 	if (pair_create(root, &cg))
 		goto out;
-	/* Set on the parent: the leaf reads 0 but is covered ... */
+	/*
+	 * Set on the parent: the leaf reads 0 but is covered, also when it
+	 * is created after the write ...
+	 */
 	if (cg_write(cg.parent, "memory.reap_on_kill", "1") ||
+	    cg_destroy(cg.leaf) || cg_create(cg.leaf) ||
 	    cg_read_strcmp(cg.leaf, "memory.reap_on_kill", "0\n"))
 		goto out;
 	if (kill_throttled(&cg, SIGKILL, V_PAUSE, 1, &status))
@@ -865,8 +869,9 @@ static bool leader_exited(pid_t pid)
 
 /*
  * Whether a process is covered follows its cgroup and the setting through
- * every way either changes: the kill path tests a bit the kernel keeps in
- * the process and updates on writes, migrations and forks.  A process
+ * every way either changes: the kill path looks at the memcg of a live
+ * thread of the process, whose setting in effect every write updates in
+ * the whole subtree, and which a new cgroup inherits.  A process
  * that was already in the subtree when the setting was written, one that
  * clone3(CLONE_INTO_CGROUP) starts there from outside, one moved in by
  * another process, and one moved in after its main thread exited (the
@@ -2686,7 +2691,10 @@ static void split_victim(int fd, void *arg)
 static int split_round(const char *root, uint64_t *shared, size_t shared_size,
 		       size_t total)
 {
-	struct trace_event unmap, fin;
+	static const char * const events[] = {
+		REAP_EVENTS, "oom/reap_split", NULL
+	};
+	struct trace_event split, fin;
 	struct pair cg = { };
 	int ret = KSFT_FAIL;
 	pid_t pid = -1, hog = -1;
@@ -2694,23 +2702,24 @@ static int split_round(const char *root, uint64_t *shared, size_t shared_size,
 
 	if (pair_create(root, &cg) ||
 	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	    trace_begin(events))
 		goto out;
 	pid = spawn_child(cg.leaf, split_victim, NULL, NULL);
 	if (pid < 0)
 		goto out;
 	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
-	if (usage < 0 || !trace_wait("reap_on_kill_unmap", pid, &unmap, 10 * SECOND))
+	/* The only reap of the test: its split has no pid, take any. */
+	if (usage < 0 || !trace_wait("reap_split", 0, &split, 10 * SECOND))
 		goto out;
-	if (trace_field(&unmap, "workers") != 2) {
-		ksft_print_msg("reap_on_kill_unmap: %s; want workers=2\n",
-			       unmap.fields);
+	if (trace_field(&split, "workers") != 2) {
+		ksft_print_msg("reap_split: %s; want workers=2\n",
+			       split.fields);
 		goto out;
 	}
 	if (!reaped_at_least(pid, (total - MB(2)) >> 10, &fin) ||
 	    ran_since(cg.leaf, usage))
 		goto out;
-	ksft_print_msg("split: %s; freed %lld kB in %lld us\n", unmap.fields,
+	ksft_print_msg("split: %s; freed %lld kB in %lld us\n", split.fields,
 		       trace_field(&fin, "freed"),
 		       trace_field(&fin, "duration_ns") / 1000);
 	if (!pattern_intact(shared, shared_size)) {
@@ -2719,7 +2728,7 @@ static int split_round(const char *root, uint64_t *shared, size_t shared_size,
 	}
 	if (events(cg.leaf, "memory.events", "kill_reap ") != 1)
 		goto out;
-	ret = trace_field(&unmap, "claimed") == 2 ? KSFT_PASS : SPLIT_ALONE;
+	ret = trace_field(&split, "claimed") == 2 ? KSFT_PASS : SPLIT_ALONE;
 out:
 	starved_test_end(&cg, hog, pid);
 	return ret;
@@ -2727,11 +2736,11 @@ out:
 
 /*
  * A victim of 256 MiB in several mappings, reaped by two workers
- * (reap_on_kill.workers=2), each unmapping ranges of up to 16 MiB within
+ * (oom_kill.reap_workers=2), each unmapping ranges of up to 16 MiB within
  * a mapping, from the top down.  It also maps shared memory that this
  * test wrote and keeps.  Fails if the workers leave part of the private
  * memory mapped (freed falls short, and the starved victim never frees
- * it), if the reap was not split (the unmap event's workers), if its
+ * it), if the reap was not split (oom:reap_split's workers), if its
  * helper claimed no range (claimed) in two kills, or if the shared memory
  * changed.  The second kill is there because a correct helper may come
  * too late on a host that holds its vCPU back for tens of ms, while one

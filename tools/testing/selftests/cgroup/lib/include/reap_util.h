@@ -18,7 +18,7 @@
 #define TRACEFS		"/sys/kernel/tracing"
 
 /* How many workers may unmap one killed process (mm/reap_on_kill.c). */
-#define REAP_WORKERS_PARAM	"/sys/module/reap_on_kill/parameters/workers"
+#define REAP_WORKERS_PARAM	"/sys/module/oom_kill/parameters/reap_workers"
 
 /**
  * now_ns() - the time on CLOCK_MONOTONIC, in nanoseconds
