@@ -22,7 +22,7 @@
  *	starts.  Behind a static key, it reads whether the memcg of a live
  *	thread has the setting in effect (kept per memcg by every write),
  *	takes a task reference, and queues a reap allocated as the signal
- *	path allocates its sigqueue: with GFP_ATOMIC, here from a mempool.
+ *	path allocates its sigqueue: with GFP_ATOMIC, accounted.
  *	The reap hangs on the victim's signal_struct until that is freed.
  *	In task context it also pins the mm with a trylock of the task lock;
  *	where it cannot, see below.
@@ -63,7 +63,6 @@
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/memcontrol.h>
-#include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/oom.h>
 #include <linux/pagewalk.h>
@@ -71,6 +70,7 @@
 #include <linux/sched/clock.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
+#include <linux/secretmem.h>
 #include <linux/seq_file.h>
 #include <linux/smp.h>
 #include <linux/uaccess.h>
@@ -110,7 +110,7 @@ DEFINE_STATIC_KEY_DEFERRED_FALSE(reap_on_kill_key, HZ);
  *	threads it looked at, over all attempts
  * @fenced: no thread of the victim runs user code any more
  *
- * Allocated by the kill path from reap_on_kill_pool and hung on the
+ * Allocated by the kill path from reap_on_kill_cache and hung on the
  * victim's signal_struct, where it stays until that is freed: a process
  * is killed at most once, and what is hung there tells set_robust_list()
  * and exit_mm() that a reap is pending or done.  Fields past @task are
@@ -131,15 +131,11 @@ struct reap_on_kill {
 static struct workqueue_struct *reap_on_kill_wq;
 
 /*
- * Reaps the kill path allocates with GFP_ATOMIC: it runs under siglock,
- * maybe in an interrupt, as sending a signal allocates its sigqueue.  The
- * reserve keeps a burst of kills under memory pressure, when it matters
- * most, from finding the slab empty; a kill that finds both empty is a
- * plain kill.
+ * The kill path allocates reaps as it allocates the signal's sigqueue:
+ * with GFP_ATOMIC, under siglock, maybe in an interrupt, accounted to the
+ * sender.  A kill that finds no memory for one is a plain kill.
  */
-#define REAP_POOL_MIN		16
 static struct kmem_cache *reap_on_kill_cache;
-static mempool_t *reap_on_kill_pool;
 
 /* Serializes writers of memcg->reap_on_kill and its propagation. */
 static DEFINE_MUTEX(reap_on_kill_mutex);
@@ -221,21 +217,18 @@ static bool reap_pin_mm_now(struct reap_on_kill *rok, struct task_struct *p)
 static void reap_on_kill_work(struct work_struct *work);
 
 /*
- * @p's memory cgroup's css if memory.reap_on_kill is in effect there, else
- * NULL.  Called under rcu_read_lock() or siglock, which keeps us in an
- * RCU read-side critical section as well (interrupts off, or
- * rcu_read_lock() inside PREEMPT_RT's spinlocks): the memcg, which is
- * freed after a grace period once @p moved away, stays valid.
+ * The cgroup ID of @p's memory cgroup if memory.reap_on_kill is in effect
+ * there, else 0 (no cgroup has that ID).
  */
-static struct cgroup_subsys_state *reap_on_kill_covered(struct task_struct *p)
+static u64 reap_on_kill_covered(struct task_struct *p)
 {
 	struct cgroup_subsys_state *css;
 
-	css = task_css_check(p, memory_cgrp_id,
-			     lockdep_is_held(&p->sighand->siglock));
+	guard(rcu)();
+	css = task_css(p, memory_cgrp_id);
 	if (css && READ_ONCE(mem_cgroup_from_css(css)->reap_on_kill_effective))
-		return css;
-	return NULL;
+		return cgroup_id(css->cgroup);
+	return 0;
 }
 
 /*
@@ -254,29 +247,28 @@ void __reap_on_kill_queue(struct task_struct *target)
 {
 	struct task_struct *p = reap_live_thread(target);
 	struct signal_struct *sig = p->signal;
-	struct cgroup_subsys_state *css;
 	struct reap_on_kill *rok;
+	u64 memcg_id;
 	bool pinned;
 
 	lockdep_assert_held(&p->sighand->siglock);
 
-	css = reap_on_kill_covered(p);
-	if (!css)
+	memcg_id = reap_on_kill_covered(p);
+	if (!memcg_id)
 		return;
-	/*
-	 * SIGKILL interrupting a core dump: the dumper still reads the mm.
-	 * Otherwise a process starts its group exit once, but be sure.
-	 */
-	if (sig->core_state || (p->flags & PF_KTHREAD) || sig->reap_on_kill)
+	/* SIGKILL interrupting a core dump: the dumper still reads the mm. */
+	if (sig->core_state || (p->flags & PF_KTHREAD))
 		return;
-	rok = mempool_alloc(reap_on_kill_pool, GFP_ATOMIC | __GFP_NOWARN);
+	/* prepare_signal() drops signals once the group exit started. */
+	if (WARN_ON_ONCE(sig->reap_on_kill))
+		return;
+	rok = kmem_cache_zalloc(reap_on_kill_cache, GFP_ATOMIC | __GFP_NOWARN);
 	if (!rok)
 		return;
 
-	memset(rok, 0, sizeof(*rok));
 	get_task_struct(p);
 	rok->task = p;
-	rok->memcg_id = cgroup_id(css->cgroup);
+	rok->memcg_id = memcg_id;
 	rok->queued_ns = local_clock();
 	pinned = reap_pin_mm_now(rok, p);
 	INIT_DELAYED_WORK(&rok->dwork, reap_on_kill_work);
@@ -293,7 +285,7 @@ void __reap_on_kill_exit_mm(struct reap_on_kill *rok, struct mm_struct *mm)
 
 void __reap_on_kill_free(struct reap_on_kill *rok)
 {
-	mempool_free(rok, reap_on_kill_pool);
+	kmem_cache_free(reap_on_kill_cache, rok);
 }
 
 /*
@@ -330,56 +322,27 @@ static void reap_fence_ipi(void *unused)
 }
 
 /*
- * Wait until no thread of the victim can run user code again, so its robust
- * futex lists can change only through its own exit path.  Every thread got
- * TIF_SIGPENDING under siglock before the work was queued.  A thread that is
- * not on a CPU gets back to user mode only through exit_to_user_mode(),
- * which acts on the SIGKILL first.  A thread on a CPU is interrupted by our
- * IPI, and leaving the interrupt does the same.
+ * Wait until no thread of the victim can run user code again, so that its
+ * robust lists change only through its own exit path.  Every thread got
+ * TIF_SIGPENDING under siglock before the work was queued: one off a CPU
+ * returns to user mode only through exit_to_user_mode(), which acts on the
+ * SIGKILL first, and one on a CPU does the same as our IPI returns.
+ * Uprobes let none through: uprobe_deny_signal() holds the signal back
+ * only until the out-of-line step is aborted, unexecuted, and what a probe
+ * writes for the thread lies below its stack pointer.
  *
- * Uprobes let no thread through either.  A thread that is to single-step a
- * probed instruction out of line when it finds the SIGKILL has get_signal()
- * turned down by uprobe_deny_signal(), which clears TIF_SIGPENDING.  But as
- * complete_signal() put SIGKILL in every thread's own pending set, it also
- * marks the step trapped and sets TIF_UPROBE, so exit_to_user_mode_loop()
- * goes round again: handle_singlestep() aborts the step without executing
- * the instruction (arch_uprobe_abort_xol()) and sets TIF_SIGPENDING again,
- * and the next get_signal() acts on the SIGKILL.  A thread that hit a
- * probe's breakpoint gets there too, after handle_swbp() did its work in
- * the kernel.  That work may write user memory on the thread's behalf: an
- * emulated push, a uretprobe's hijacked return address, both on the
- * stack below what the thread uses; and a BPF program may write anywhere
- * with bpf_probe_write_user(), which is a debugging aid that can corrupt
- * a robust list without any reap.
+ * Kernel code may still end a robust unlock after the fence: the vDSO
+ * unlock fix-up on interrupt exit (futex_fixup_robust_unlock()) and
+ * FUTEX_ROBUST_UNLOCK (futex_robust_unlock(), futex_unlock_pi()) only ever
+ * clear list_op_pending, the thread's own &head->list_op_pending as the C
+ * library passes it, so we keep at worst more than the exit path needs.
+ * A late store into a reaped private word concerns only the dying process:
+ * a waiter in another process shares the page, which is never reaped.
  *
- * What the fence does not stop is kernel code that changes robust list
- * state for a thread without looking at signals, when the thread was
- * already on its way through it as the kill came.
- *
- * Writes to user memory that end a robust unlock may come after the fence:
- * a thread interrupted inside the vDSO's robust unlock sequence gets its
- * list_op_pending cleared on the way out of the interrupt
- * (futex_fixup_robust_unlock()), after our IPI returned; one already
- * inside futex() with FUTEX_ROBUST_UNLOCK stores 0 to the futex word and
- * then clears the pending pointer it was passed (futex_robust_unlock()),
- * or clears it first and then unlocks (futex_unlock_pi()).  The kernel
- * does not check that pointer; we rely on what the flag is for, and what
- * its user (the C library) does: it is the thread's own
- * &head->list_op_pending, set before the call.  So the pending pointer
- * only ever goes to NULL.  If we read the old value, we keep more than
- * the exit path needs; if we read NULL, the exit path finds NULL as well.
- * The head itself is kept whenever the exit path has anything to do;
- * otherwise a late write into a reaped head faults (MMF_UNSTABLE), and
- * the kernel, like the walk, gives up harmlessly.  A futex word that a
- * waiter in another process sleeps on is in memory shared with it, which
- * is never reaped; a store that misses a reaped private word concerns
- * only the dying process.
- *
- * set_robust_list() (and its compat twin) is the one way a thread that
- * entered the kernel before the kill could still point the exit path at
- * another list: it stores the pointer under task_lock() unless a reap was
- * queued, and we read the pointers under the same lock (see
- * reap_on_kill_robust_list_begin()).
+ * set_robust_list() is the one way a thread already in the kernel could
+ * point its exit path at another list: it stores the pointer under
+ * task_lock() unless a reap was queued, and we read the pointers under the
+ * same lock (see reap_on_kill_robust_list_begin()).
  */
 static void reap_fence_user_mode(struct reap_on_kill *rok)
 {
@@ -436,7 +399,8 @@ static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
  * fault for good (no VMA there, or one it may not access), so that it
  * stops walking the list; -EAGAIN where it would have to fault the page
  * in (swapped out, under migration, a userfaultfd or guard region), or
- * for a hugetlb page.
+ * for a hugetlb page; -EOPNOTSUPP where we cannot read what it would
+ * (secret memory, PFN and I/O mappings).
  */
 static int reap_read_page(struct mm_struct *mm, void *dst, unsigned long addr,
 			  size_t size)
@@ -447,13 +411,20 @@ static int reap_read_page(struct mm_struct *mm, void *dst, unsigned long addr,
 
 	if (!vma || !vma_is_accessible(vma))
 		return -EFAULT;
+	/* Out of the direct map, or without a struct page to read. */
+	if (vma_is_secretmem(vma) || (vma->vm_flags & (VM_IO | VM_PFNMAP)))
+		return -EOPNOTSUPP;
 	if (is_vm_hugetlb_page(vma))
 		return -EAGAIN;
 	if (!folio_walk_start(&fw, vma, addr, FW_ZEROPAGE))
 		return -EAGAIN;
-	kaddr = kmap_local_page(fw.page);
-	memcpy(dst, kaddr + offset_in_page(addr), size);
-	kunmap_local(kaddr);
+	if (fw.page) {
+		kaddr = kmap_local_page(fw.page);
+		memcpy(dst, kaddr + offset_in_page(addr), size);
+		kunmap_local(kaddr);
+	} else {
+		memset(dst, 0, size);	/* the shared zero page */
+	}
 	folio_walk_end(&fw, vma);
 	return 0;
 }
@@ -496,7 +467,7 @@ static int reap_fetch_entry(struct reap_keep *keep, struct mm_struct *mm,
 	ret = reap_read_user(keep, mm, &val, uptr, sizeof(val));
 	if (ret)
 		return ret;
-	*entry = (struct robust_list __user *)(val & ~1UL);
+	*entry = (struct robust_list __user *)(val & ~FUTEX_ROBUST_MOD_MASK);
 	return 0;
 }
 
@@ -797,7 +768,8 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	before = reap_mm_private(mm);
 	trace_reap_on_kill_unmap(rok->task, rok->memcg_id, before,
 				 reap_ns_between(rok->queued_ns, local_clock()));
-	complete = __oom_reap_task_mm(mm, reap_vma_skipped, keep);
+	complete = __oom_reap_task_mm(mm, OOM_REAP_HELPERS, reap_vma_skipped,
+				      keep);
 	*freed = before - min(before, reap_mm_private(mm));
 
 	/*
@@ -1097,7 +1069,7 @@ ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
 	else
 		return -EINVAL;
 
-	if (!reap_on_kill_pool)
+	if (!reap_on_kill_cache)
 		return -ENOMEM;
 
 	mutex_lock(&reap_on_kill_mutex);
@@ -1129,10 +1101,7 @@ static int __init reap_on_kill_init(void)
 	reap_on_kill_wq = alloc_workqueue("reap_on_kill",
 					  WQ_UNBOUND | WQ_HIGHPRI |
 					  WQ_MEM_RECLAIM, 0);
-	reap_on_kill_cache = KMEM_CACHE(reap_on_kill, 0);
-	if (reap_on_kill_cache)
-		reap_on_kill_pool = mempool_create_slab_pool(REAP_POOL_MIN,
-							     reap_on_kill_cache);
-	return reap_on_kill_wq && reap_on_kill_pool ? 0 : -ENOMEM;
+	reap_on_kill_cache = KMEM_CACHE(reap_on_kill, SLAB_ACCOUNT);
+	return reap_on_kill_wq && reap_on_kill_cache ? 0 : -ENOMEM;
 }
 subsys_initcall(reap_on_kill_init);

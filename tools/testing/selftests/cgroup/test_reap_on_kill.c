@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include <linux/elf.h>
+#include <linux/futex.h>
 #include <linux/perf_event.h>
 
 #include "../kselftest.h"
@@ -2691,7 +2692,7 @@ static void split_victim(int fd, void *arg)
 static int split_round(const char *root, uint64_t *shared, size_t shared_size,
 		       size_t total)
 {
-	static const char * const events[] = {
+	static const char * const split_events[] = {
 		REAP_EVENTS, "oom/reap_split", NULL
 	};
 	struct trace_event split, fin;
@@ -2702,7 +2703,7 @@ static int split_round(const char *root, uint64_t *shared, size_t shared_size,
 
 	if (pair_create(root, &cg) ||
 	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(events))
+	    trace_begin(split_events))
 		goto out;
 	pid = spawn_child(cg.leaf, split_victim, NULL, NULL);
 	if (pid < 0)
@@ -3206,6 +3207,115 @@ static void long_lists_victim(int fd, void *arg)
 		_exit(2);
 	child_ready(fd, swap_out_idle_head());
 	spin();
+}
+
+#ifndef __NR_memfd_secret
+#define __NR_memfd_secret	447
+#endif
+
+/*
+ * A victim whose robust list head is in a page the worker cannot read as
+ * it reads others, as @arg says: "zero", an anonymous page only ever read,
+ * which maps the shared zero page (no struct page to copy from); "secret",
+ * a memfd_secret() page, which is not in the kernel's direct map.  Plus
+ * 32 MiB of written private memory to reap.  Reports 1 when ready, or 0
+ * if memfd_secret() is not available.
+ */
+static void odd_head_victim(int fd, void *arg)
+{
+	size_t size = MB(32);
+	char *buf = map_anon(size);
+	void *head;
+	int sfd;
+
+	memset(buf, 0x5a, size);
+	if (!strcmp(arg, "zero")) {
+		/* Read-only, so it does not merge with buf. */
+		head = mmap(NULL, page_size, PROT_READ,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (head == MAP_FAILED)
+			_exit(2);
+		(void)*(volatile char *)head;
+	} else {
+		sfd = syscall(__NR_memfd_secret, 0);
+		if (sfd < 0) {
+			child_ready(fd, 0);
+			spin();
+		}
+		head = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, sfd, 0);
+		if (ftruncate(sfd, page_size) || head == MAP_FAILED)
+			_exit(2);
+		/* An empty list: the head points to itself. */
+		((struct robust_list_head *)head)->list.next = head;
+	}
+	if (syscall(SYS_set_robust_list, head, sizeof(struct robust_list_head)))
+		_exit(3);
+	child_ready(fd, 1);
+	spin();
+}
+
+/*
+ * Kill a starved odd_head_victim() of @kind.  Fails if the kernel reports
+ * a problem (the guest harness fails the run on an Oops), or if the reap
+ * does not end as it should: with the head on the zero page, the list
+ * reads as the exit path will read it (a NULL first entry) and only the
+ * head's mapping is kept (result=partial, kept_vmas=1, at least 24 of the
+ * 32 MiB freed); with the head in secret memory, which the worker may not
+ * read, nothing is reaped (result=robust_list_unreadable, freed=0).
+ */
+static int robust_odd_head(const char *root, const char *kind)
+{
+	bool zero = !strcmp(kind, "zero");
+	struct trace_event fin;
+	struct pair cg = { };
+	int ret = KSFT_FAIL;
+	pid_t pid = -1, hog = -1;
+	uintptr_t ready = 0;
+	long usage;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (pair_create(root, &cg) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		goto out;
+	pid = spawn_child(cg.leaf, odd_head_victim, (void *)kind, &ready);
+	if (pid < 0)
+		goto out;
+	if (!ready) {
+		ksft_print_msg("memfd_secret() is not available here\n");
+		ret = KSFT_SKIP;
+		goto out;
+	}
+	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	if (usage < 0 ||
+	    !trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND))
+		goto out;
+	ksft_print_msg("robust head on %s: %s\n", kind, fin.fields);
+	if (zero ? trace_is(&fin, "result", "partial") &&
+		   trace_field(&fin, "kept_vmas") == 1 &&
+		   trace_field(&fin, "freed") >= 24 << 10 :
+		   trace_is(&fin, "result", "robust_list_unreadable") &&
+		   trace_field(&fin, "freed") == 0)
+		ret = KSFT_PASS;
+	else
+		ksft_print_msg("want %s\n", zero ?
+			       "result=partial, kept_vmas=1, freed >= 24576kB" :
+			       "result=robust_list_unreadable, freed=0kB");
+out:
+	starved_test_end(&cg, hog, pid);
+	return ret;
+}
+
+static int test_robust_head_zero_page(const char *root)
+{
+	return robust_odd_head(root, "zero");
+}
+
+static int test_robust_head_secretmem(const char *root)
+{
+	return robust_odd_head(root, "secret");
 }
 
 /*
@@ -4924,6 +5034,8 @@ static const struct reap_test {
 	T(test_maxrss_kept),
 	T(test_swapped_victim),
 	T(test_robust_head_swapped),
+	T(test_robust_head_zero_page),
+	T(test_robust_head_secretmem),
 	T(test_robust_walk_bounded),
 	T(test_robust_many_segments),
 	T(test_oom_score_kept),
