@@ -681,7 +681,6 @@ static u64 reap_ns_between(u64 from, u64 to)
 	return to > from ? to - from : 0;
 }
 
-/* Does the reap unmap @vma, given what the robust lists keep? */
 /* What the reap leaves to the exit path of what the OOM reaper unmaps. */
 static bool reap_vma_skipped(struct vm_area_struct *vma, void *keep)
 {
