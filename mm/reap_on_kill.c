@@ -132,8 +132,9 @@ static struct workqueue_struct *reap_on_kill_wq;
 
 /*
  * The kill path allocates reaps as it allocates the signal's sigqueue:
- * with GFP_ATOMIC, under siglock, maybe in an interrupt, accounted to the
- * sender.  A kill that finds no memory for one is a plain kill.
+ * with GFP_ATOMIC, under siglock, maybe in an interrupt, accounted (to
+ * the sender's memcg in task context).  A kill that finds no memory for
+ * one is a plain kill.
  */
 static struct kmem_cache *reap_on_kill_cache;
 
@@ -419,6 +420,7 @@ static int reap_read_page(struct mm_struct *mm, void *dst, unsigned long addr,
 	if (!folio_walk_start(&fw, vma, addr, FW_ZEROPAGE))
 		return -EAGAIN;
 	if (fw.page) {
+		flush_anon_page(vma, fw.page, addr);
 		kaddr = kmap_local_page(fw.page);
 		memcpy(dst, kaddr + offset_in_page(addr), size);
 		kunmap_local(kaddr);
@@ -1068,7 +1070,7 @@ ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
 	else
 		return -EINVAL;
 
-	if (!reap_on_kill_cache)
+	if (!reap_on_kill_wq || !reap_on_kill_cache)
 		return -ENOMEM;
 
 	mutex_lock(&reap_on_kill_mutex);

@@ -68,8 +68,7 @@ TRACE_EVENT(reap_on_kill_start,
  * The worker unmaps: it started delay_ns after the kill queued the reap
  * (the worker's wake-up, then the fence, the robust lists' walk, the check
  * for other users of the mm, and any waits for mmap_lock), with anon_swap,
- * the victim's anonymous memory and swap, to unmap.  How it was split
- * among workers, oom:reap_split tells.
+ * the victim's anonymous memory and swap, to unmap.
  */
 TRACE_EVENT(reap_on_kill_unmap,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id,
