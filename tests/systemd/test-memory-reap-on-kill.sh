@@ -82,11 +82,13 @@ fi
 # The manager's messages are read from the journal.
 systemctl start systemd-journald.socket systemd-journald.service
 # warnings_since CURSOR: how many "does not support memory.reap_on_kill"
-# messages the journal holds after CURSOR.
+# warnings (priority warning or higher: the repeats are logged at debug
+# level, which the journal keeps while the manager logs at debug level)
+# the journal holds after CURSOR.
 cursor() { journalctl -q -n 0 --show-cursor | awk '{ print $3 }'; }
 warnings_since() {
 	journalctl --sync
-	journalctl -q -o cat --after-cursor="$1" | grep -c 'does not support memory.reap_on_kill'
+	journalctl -q -p warning -o cat --after-cursor="$1" | grep -c 'does not support memory.reap_on_kill'
 }
 # The drop-in for all slices that the man page documents.
 all_slices_dropin() {	# all_slices_dropin yes|no
@@ -113,7 +115,7 @@ if [ "$kernel" = nofile ]; then
 	check units_start "a unit with MemoryReapOnKill=yes did not start" \
 		'systemctl is-active -q reap-nofile.service reap-nofile-run.service'
 	n=$(warnings_since "$c")
-	check warns_once "$n warnings since the re-execution, want 1: $(journalctl -q -o cat --after-cursor="$c" | grep -m1 'memory.reap_on_kill')" \
+	check warns_once "$n warnings since the re-execution, want 1: $(journalctl -q -p warning -o cat --after-cursor="$c" | grep -m1 'memory.reap_on_kill')" \
 		'[ "$n" = 1 ]'
 	exit 0
 fi
