@@ -221,7 +221,7 @@ static void reap_on_kill_work(struct work_struct *work);
  * The cgroup ID of @p's memory cgroup if memory.reap_on_kill is in effect
  * there, else 0 (no cgroup has that ID).
  */
-static u64 reap_on_kill_covered(struct task_struct *p)
+static u64 reap_covered_memcg_id(struct task_struct *p)
 {
 	struct cgroup_subsys_state *css;
 
@@ -254,7 +254,7 @@ void __reap_on_kill_queue(struct task_struct *target)
 
 	lockdep_assert_held(&p->sighand->siglock);
 
-	memcg_id = reap_on_kill_covered(p);
+	memcg_id = reap_covered_memcg_id(p);
 	if (!memcg_id)
 		return;
 	/* SIGKILL interrupting a core dump: the dumper still reads the mm. */

@@ -8,6 +8,7 @@
 #define _LINUX_REAP_ON_KILL_H
 
 #include <linux/jump_label_ratelimit.h>
+#include <linux/memcontrol.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 
@@ -58,6 +59,29 @@ void __reap_on_kill_exit_mm(struct reap_on_kill *rok, struct mm_struct *mm);
 void __reap_on_kill_free(struct reap_on_kill *rok);
 
 /**
+ * reap_on_kill_covered - does the memory cgroup of @p's process ask for a reap?
+ * @p: the task a fatal signal was sent to; its siglock is held
+ *
+ * For kill() of a process, @p is its leader, which may have exited and
+ * stayed behind in its old cgroup while its threads moved on; then
+ * complete_signal() made a live thread signal->curr_target.  siglock, with
+ * interrupts off (or rcu_read_lock() in PREEMPT_RT's spinlocks), keeps
+ * the memcg from being freed under us.  Inline: this is what every fatal
+ * signal pays while any cgroup uses the file.
+ */
+static inline bool reap_on_kill_covered(struct task_struct *p)
+{
+	struct cgroup_subsys_state *css;
+	struct task_struct *t = p;
+
+	if (t->flags & PF_EXITING)
+		t = t->signal->curr_target;
+	css = task_css_check(t, memory_cgrp_id,
+			     lockdep_is_held(&p->sighand->siglock));
+	return css && READ_ONCE(mem_cgroup_from_css(css)->reap_on_kill_effective);
+}
+
+/**
  * reap_on_kill_queue - queue a reap if @p's memory cgroup asks for one
  * @p: the task a fatal signal was sent to; its siglock is held
  *
@@ -67,7 +91,8 @@ void __reap_on_kill_free(struct reap_on_kill *rok);
  */
 static inline void reap_on_kill_queue(struct task_struct *p)
 {
-	if (static_branch_unlikely(&reap_on_kill_key.key))
+	if (static_branch_unlikely(&reap_on_kill_key.key) &&
+	    reap_on_kill_covered(p))
 		__reap_on_kill_queue(p);
 }
 
