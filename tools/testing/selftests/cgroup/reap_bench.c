@@ -1458,7 +1458,7 @@ static int run_overhead(const struct opts *o)
 	       "#   The child exits after the clock stopped.\n", cpu);
 	if (have_reap)
 		printf("#   key_on: a sibling cgroup has memory.reap_on_kill=1, so the static\n"
-		       "#   branch is taken and the child's bit tested; key_off: no cgroup\n"
+		       "#   branch is taken and the child's memcg read; key_off: no cgroup\n"
 		       "#   has it.  Blocks of %d samples alternate between the two (the first\n"
 		       "#   sample of each is dropped),\n", OH_BLOCK);
 	else
