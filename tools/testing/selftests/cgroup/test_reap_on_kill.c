@@ -504,6 +504,19 @@ static void pair_destroy(struct pair *cg)
 	free(cg->parent);
 }
 
+/*
+ * pair_create(), memory.reap_on_kill set on the leaf, and trace_begin() of
+ * the reap's events: how most tests start.  Return: 0, or -1 if any failed.
+ */
+static int covered_pair_traced(const char *root, struct pair *cg)
+{
+	if (pair_create(root, cg) ||
+	    cg_write(cg->leaf, "memory.reap_on_kill", "1") ||
+	    trace_begin(reap_events))
+		return -1;
+	return 0;
+}
+
 static int write_errno(const char *cgroup, const char *file, const char *val)
 {
 	char *path = cg_control(cgroup, file);
@@ -1615,9 +1628,7 @@ static int test_no_reap_coredump_killed(const char *root)
 		goto out;
 	if (write_text("/proc/sys/kernel/core_pattern", cp, strlen(cp)) < 0)
 		goto out;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto restore;
 	pid = spawn_victim(cg.leaf, &a);
 	if (pid < 0)
@@ -1758,9 +1769,7 @@ static int test_robust_futex(const char *root)
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (a.shared == MAP_FAILED)
 		return KSFT_FAIL;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_victim(cg.leaf, &a);
 	if (pid < 0)
@@ -1890,9 +1899,7 @@ static int test_robust_futex_compat(const char *root)
 	memfd = memfd_create("reap_robust32", 0);
 	if (memfd < 0 || ftruncate(memfd, page_size) || pipe(ready))
 		goto out;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_robust32(cg.leaf, helper, "hold", memfd, ready[1]);
 	if (pid < 0)
@@ -1985,9 +1992,7 @@ static int test_clone_vm_partner(const char *root)
 	if (buf == MAP_FAILED || stack == MAP_FAILED || pipe(p.ready))
 		return KSFT_FAIL;
 	fill_pattern(buf, size);
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	p.cgroup = cg.leaf;
 	/* Shares our address space, but is a process of its own. */
@@ -2136,9 +2141,7 @@ static int test_remote_readers(const char *root)
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_victim(cg.leaf, &a);
 	if (pid < 0)
@@ -2484,9 +2487,7 @@ static int test_thp_victim(const char *root)
 	}
 	if (!have_tracefs())
 		return KSFT_SKIP;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_child(cg.leaf, thp_victim, &size, NULL);
 	if (pid < 0)
@@ -2626,9 +2627,7 @@ static int test_private_file_reaped(const char *root)
 	memset(fill, FILE_BYTE, a.size);
 	if (write(a.fd, fill, a.size) != (ssize_t)a.size)
 		goto out;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_child(cg.leaf, cow_file_victim, &a, &base);
 	if (pid < 0)
@@ -2814,9 +2813,7 @@ static int test_maxrss_kept(const char *root)
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_child(cg.leaf, maxrss_victim, &size, NULL);
 	if (pid < 0)
@@ -2947,9 +2944,7 @@ static int test_swapped_victim(const char *root)
 	if (ret != KSFT_PASS)
 		return ret;
 	ret = KSFT_FAIL;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_child(cg.leaf, swap_victim, &size, NULL);
 	if (pid < 0)
@@ -3097,9 +3092,7 @@ static int test_robust_head_swapped(const char *root)
 	if (ret != KSFT_PASS)
 		return ret;
 	ret = KSFT_FAIL;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_child(cg.leaf, swapped_head_victim, &size, &head);
 	if (pid < 0)
@@ -3277,9 +3270,7 @@ static int robust_odd_head(const char *root, const char *kind)
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_child(cg.leaf, odd_head_victim, (void *)kind, &ready);
 	if (pid < 0)
@@ -3347,9 +3338,7 @@ static int test_robust_walk_bounded(const char *root)
 	if (ret != KSFT_PASS)
 		return ret;
 	ret = KSFT_FAIL;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_child(cg.leaf, long_lists_victim, NULL, &head);
 	if (pid < 0)
@@ -3424,9 +3413,7 @@ static int test_robust_many_segments(const char *root)
 			goto out;
 		}
 	}
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_child(cg.leaf, segments_victim, &seg, NULL);
 	if (pid < 0)
@@ -3522,9 +3509,7 @@ static int test_oom_score_kept(const char *root)
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_victim(cg.leaf, &a);
 	if (pid < 0)
@@ -3705,9 +3690,7 @@ static int kill_lock_holder(const char *root, size_t size)
 	pid_t pid = -1, hog = -1;
 	long long t0, t, left;
 
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	pid = spawn_child(cg.leaf, lock_holder_victim, &size, NULL);
 	if (pid < 0)
@@ -3903,9 +3886,7 @@ static int test_shared_survivor(const char *root)
 	file_was_at = s.map[2];
 	s.ask = ask[0];
 	s.answer = answer[1];
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	survivor = spawn_child(cg.leaf, shared_survivor, &s, NULL);
 	pid = spawn_child(cg.leaf, shared_victim, &s, NULL);
@@ -4123,9 +4104,7 @@ static int test_kill_in_exit_group(const char *root)
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
-	    trace_begin(reap_events))
+	if (covered_pair_traced(root, &cg))
 		goto out;
 	for (i = 0; i < ARRAY_SIZE(delays); i++)
 		if (group_exit_round(&cg, delays[i]))
