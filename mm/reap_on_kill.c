@@ -232,21 +232,9 @@ static u64 reap_covered_memcg_id(struct task_struct *p)
 	return 0;
 }
 
-/*
- * complete_signal() passes the task the signal was sent to: for kill() of
- * a process, its leader, which may have exited and stayed behind in its
- * old cgroup while its threads moved on (cgroup_migrate_add_task() skips
- * exiting tasks).  It then chose a live thread to wake, and made it
- * signal->curr_target.  A live thread has the process's memcg and mm.
- */
-static struct task_struct *reap_live_thread(struct task_struct *p)
-{
-	return p->flags & PF_EXITING ? p->signal->curr_target : p;
-}
-
 void __reap_on_kill_queue(struct task_struct *target)
 {
-	struct task_struct *p = reap_live_thread(target);
+	struct task_struct *p = reap_on_kill_live_thread(target);
 	struct signal_struct *sig = p->signal;
 	struct reap_on_kill *rok;
 	u64 memcg_id;

@@ -59,23 +59,33 @@ void __reap_on_kill_exit_mm(struct reap_on_kill *rok, struct mm_struct *mm);
 void __reap_on_kill_free(struct reap_on_kill *rok);
 
 /**
- * reap_on_kill_covered - does the memory cgroup of @p's process ask for a reap?
+ * reap_on_kill_live_thread - the thread whose memcg and mm decide a kill
  * @p: the task a fatal signal was sent to; its siglock is held
  *
  * For kill() of a process, @p is its leader, which may have exited and
- * stayed behind in its old cgroup while its threads moved on; then
- * complete_signal() made a live thread signal->curr_target.  siglock, with
- * interrupts off (or rcu_read_lock() in PREEMPT_RT's spinlocks), keeps
- * the memcg from being freed under us.  Inline: this is what every fatal
- * signal pays while any cgroup uses the file.
+ * stayed behind in its old cgroup while its threads moved on
+ * (cgroup_migrate_add_task() skips exiting tasks); then complete_signal()
+ * made a live thread signal->curr_target.  A live thread has the
+ * process's memcg and mm.
+ */
+static inline struct task_struct *reap_on_kill_live_thread(struct task_struct *p)
+{
+	return p->flags & PF_EXITING ? p->signal->curr_target : p;
+}
+
+/**
+ * reap_on_kill_covered - does the memory cgroup of @p's process ask for a reap?
+ * @p: the task a fatal signal was sent to; its siglock is held
+ *
+ * siglock, with interrupts off (or rcu_read_lock() in PREEMPT_RT's
+ * spinlocks), keeps the memcg from being freed under us.  Inline: this is
+ * what every fatal signal pays while any cgroup uses the file.
  */
 static inline bool reap_on_kill_covered(struct task_struct *p)
 {
+	struct task_struct *t = reap_on_kill_live_thread(p);
 	struct cgroup_subsys_state *css;
-	struct task_struct *t = p;
 
-	if (t->flags & PF_EXITING)
-		t = t->signal->curr_target;
 	css = task_css_check(t, memory_cgrp_id,
 			     lockdep_is_held(&p->sighand->siglock));
 	return css && READ_ONCE(mem_cgroup_from_css(css)->reap_on_kill_effective);
