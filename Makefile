@@ -33,6 +33,7 @@ help:
 	@echo ""
 	@echo "Benchmark (results: build/bench/, and docs/results/ rendered into README.md and docs/)"
 	@echo "  make bench          the whole kill-to-free matrix on both kernels, curves, cost, oomd [root] ($(call dur,bench), kernels built)"
+	@echo "                      BENCH_KBASES=mainline (or 6.12) runs it on one kernel"
 	@echo "                      BENCH_ARGS='...' replaces the matrix's reap_bench options, e.g. '-s 1024 -n 64 -f'"
 	@echo "  make bench-curves   only the reap's curves on KBASE: sizes x workers, 1-64 victims, latency [root] ($(call dur,bench-curves))"
 	@echo "  make bench-oomd     only the systemd-oomd rounds (OOMD_ROUNDS, 3), table and chart [root] ($(call dur,bench-oomd), estimated)"

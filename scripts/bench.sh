@@ -15,6 +15,7 @@
 #                   systemd-oomd's scenario (OOMD_ROUNDS rounds, 3), table
 #                   and chart (the demo runs one round)
 #                   and the curves of "bench.sh curves" on both bases
+#                   (BENCH_KBASES="mainline" or "6.12": on that base only)
 #   bench.sh oomd   only systemd-oomd's scenario, OOMD_ROUNDS rounds, with
 #                   its table and chart (build/bench/oomd*; the other
 #                   results there are kept)
@@ -487,14 +488,15 @@ demo)
 	oomd_scenario 1
 	;;
 full)
+	bases=${BENCH_KBASES:-$KBASES}
 	labels=""
-	for b in $KBASES; do
+	for b in $bases; do
 		build "$b"
 		labels="$labels $(release_of "$b")"
 	done
 	"$TOP/scripts/build-kernel.sh" stock
 	timeout=7200
-	for b in $KBASES; do
+	for b in $bases; do
 		step "full matrix on the patched $b kernel (long under emulation)"
 		# shellcheck disable=SC2086 # BENCH_ARGS is a list of options
 		guest_bench "$b" "$(kernel_of "$b")" "reap_bench-$b.txt" \
@@ -502,37 +504,37 @@ full)
 	done
 	overhead_runs
 	step "kernel CPU per covered kill, 10000 idle processes alive (reap_cost)"
-	for b in $KBASES; do
+	for b in $bases; do
 		for shared in "" --shared; do
 			guest_tool "$b" reap_cost "$(kernel_of "$b")" "reap_cost$shared-$b.txt" \
 				-p 10000 -r 5 -t 2 $shared
 		done
 	done
 	step "results"
-	for b in $KBASES; do
+	for b in $bases; do
 		provenance "$BUILD/obj/linux-$b"
 		cat "$out/reap_bench-$b.txt"
 		explain "$out/reap_bench-$b.csv" "$(release_of "$b")"
 	done
 	step "side by side, median ms"
 	# shellcheck disable=SC2046 # one CSV per base
-	side_by_side "$labels" $(for b in $KBASES; do echo "$out/reap_bench-$b.csv"; done) |
+	side_by_side "$labels" $(for b in $bases; do echo "$out/reap_bench-$b.csv"; done) |
 		tee "$out/side-by-side.txt"
-	for b in $KBASES; do
+	for b in $bases; do
 		publish "$b" matrix "make bench" -- "reap_bench-$b.csv:matrix.csv" "reap_bench-$b.txt:matrix.txt"
 		publish "$b" reap_cost "make bench" -- "reap_cost-$b.txt:reap_cost.txt" \
 			"reap_cost--shared-$b.txt:reap_cost-shared.txt"
 	done
 	overhead_report
-	for b in $KBASES; do
+	for b in $bases; do
 		provenance "$BUILD/obj/linux-$b"
 		cat "$out/reap_cost-$b.txt" "$out/reap_cost--shared-$b.txt"
 	done
-	for b in $KBASES; do
+	for b in $bases; do
 		"$TOP/scripts/plot-bench.sh" "$out/reap_bench-$b.csv" "$out/reap_bench-$b.png"
 	done
 	timeout=5400
-	for b in $KBASES; do
+	for b in $bases; do
 		provenance "$BUILD/obj/linux-$b"
 		curves "$b"
 	done
