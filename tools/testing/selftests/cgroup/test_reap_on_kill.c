@@ -54,7 +54,7 @@ static size_t page_size;
 
 enum victim_mode {
 	V_PAUSE,	/* allocate, then wait to be killed */
-	V_ITIMER,	/* ... by its own SIGALRM */
+	V_ITIMER,	/* ... by its own SIGALRM, 500 ms after it is ready */
 	V_HANDLE_TERM,	/* catch SIGTERM and exit normally */
 	V_COREDUMP,	/* dump core on request */
 	V_ROBUST,	/* hold a shared and a private robust mutex */
@@ -278,7 +278,7 @@ static void on_term(int sig)
 static void victim_main(int fd, void *arg)
 {
 	const struct victim_args *a = arg;
-	struct itimerval it = { .it_value = { 0, 300000 } };
+	struct itimerval it = { .it_value = { 0, 500000 } };
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	char *buf;
 
@@ -743,70 +743,228 @@ out:
 	return ret;
 }
 
-/* Kill a throttled 64 MiB victim of cg.leaf with sig; 0 if reaped. */
-static int kill_throttled(struct pair *cg, int sig, enum victim_mode mode,
-			  long want_reaps, int *status)
+/*
+ * Starving a victim, so that its memory can only have been freed by the
+ * reap: see kill_starved().
+ */
+
+/* Stay runnable in user space, so that cpu.max throttles us. */
+static void spin(void)
 {
-	struct victim_args a = { .size = MB(64), .mode = mode };
-	pid_t pid;
+	for (;;)
+		__asm__ __volatile__("" ::: "memory");
+}
+
+/* Confine @pid (0: the caller) to @cpu. */
+static int pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* Confine @pid to the last CPU, which the tests starve victims on. */
+static int pin_last_cpu(pid_t pid)
+{
+	return pin(pid, sysconf(_SC_NPROCESSORS_ONLN) - 1);
+}
+
+/*
+ * A busy loop pinned to the last CPU, in the cgroup "hog" beside @leaf
+ * under @parent; @leaf gets cpu.weight 1 against the hog's default 100,
+ * and @victim is pinned to the same CPU.  The victim then gets about 1%
+ * of that CPU, in user space and in its exit path alike: unlike cpu.max,
+ * which on mainline parks a throttled task only on its way back to user
+ * space, so that a killed victim runs its exit path at once.  Returns the
+ * hog's pid, or -1.
+ */
+static pid_t starve_beside_hog(const char *parent, const char *leaf,
+			       pid_t victim)
+{
+	char *hog_cg = cg_name(parent, "hog");
+	pid_t hog = -1;
+
+	if (!hog_cg || cg_create(hog_cg) || cg_write(leaf, "cpu.weight", "1") ||
+	    pin_last_cpu(victim))
+		goto out;
+	hog = fork();
+	if (hog == 0) {
+		if (cg_enter_current(hog_cg) || pin_last_cpu(0))
+			_exit(1);
+		spin();
+	}
+out:
+	free(hog_cg);
+	return hog;
+}
+
+/* Undoes starve_beside_hog(), so that the victim can run its exit. */
+static void end_starve(const char *parent, const char *leaf, pid_t hog)
+{
+	char *hog_cg = cg_name(parent, "hog");
+
+	if (hog > 0) {
+		kill(hog, SIGKILL);
+		waitpid(hog, NULL, 0);
+	}
+	cg_write(leaf, "cpu.weight", "100");
+	if (hog_cg)
+		cg_destroy(hog_cg);
+	free(hog_cg);
+}
+
+/*
+ * starve_beside_hog(), with the hog's cgroup at cpu.weight 10000: 0.01% of
+ * the CPU for the victim, so that once killed it keeps its memory for
+ * seconds.  Returns the hog's pid (-1 if it could not be started, and a
+ * hog that started but could not be weighted is stopped again).
+ */
+static pid_t starve_hard(const char *parent, const char *leaf, pid_t victim)
+{
+	char *hog_cg = cg_name(parent, "hog");
+	pid_t hog = starve_beside_hog(parent, leaf, victim);
+
+	if (hog > 0 && (!hog_cg || cg_write(hog_cg, "cpu.weight", "10000"))) {
+		kill(hog, SIGKILL);
+		waitpid(hog, NULL, 0);
+		hog = -1;
+	}
+	free(hog_cg);
+	return hog;
+}
+
+static long cpu_usage_us(const char *cgroup)
+{
+	return cg_read_key_long(cgroup, "cpu.stat", "usage_usec ");
+}
+
+/*
+ * Send @sig to @pid, a spinning victim of @leaf, starved first to 0.01% of
+ * its CPU (starve_hard()); with @sig 0, send nothing: the caller kills it
+ * right after (cgroup.kill, the OOM killer) or its own timer does.  That
+ * holds a killed victim back on every kernel, where cpu.max does not on
+ * mainline: it parks a throttled task only on its way back to user space,
+ * and a killed one never goes there.  The cgroup's usage_usec at the kill
+ * goes to @usage (-1 if this failed), for ran_since().  Return: the hog's
+ * pid, for end_starve(), or -1.
+ */
+static pid_t kill_starved(const char *parent, const char *leaf, pid_t pid,
+			  int sig, long *usage)
+{
+	pid_t hog = starve_hard(parent, leaf, pid);
+
+	*usage = -1;
+	if (hog < 0)
+		return hog;
+	sleep_ms(200);
+	*usage = cpu_usage_us(leaf);
+	if (*usage < 0 || (sig && kill(pid, sig)))
+		*usage = -1;
+	return hog;
+}
+
+/*
+ * The end of a test whose victim @pid of @cg->leaf was starved beside
+ * @hog (kill_starved()): stop the hog, kill and wait for the victim with
+ * its CPU limits lifted, stop tracing, remove the cgroups.  Each part is
+ * skipped where the test did not get that far (-1, NULL).
+ */
+static void starved_test_end(struct pair *cg, pid_t hog, pid_t pid)
+{
+	int status;
+
+	if (cg->leaf)
+		end_starve(cg->parent, cg->leaf, hog);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		unthrottle_and_reap(cg->leaf, pid, &status);
+	}
+	trace_end();
+	pair_destroy(cg);
+}
+
+/*
+ * Did the starved victim of @cgroup get the CPU since kill_starved()?
+ * If it did not, its own exit path freed nothing: the reap did.
+ */
+static bool ran_since(const char *cgroup, long usage)
+{
+	long ran = cpu_usage_us(cgroup) - usage;
+
+	if (ran < 200)
+		return false;
+	ksft_print_msg("the victim ran %ld us after the kill: it may have freed it\n",
+		       ran);
+	return true;
+}
+
+/* ns from t0 until @file of @cgroup reads below @limit, or -1 after @timeout. */
+static long long wait_below(const char *cgroup, const char *file, long limit,
+			    long long t0, long long timeout)
+{
+	while (now_ns() < t0 + timeout) {
+		long cur = cg_read_long(cgroup, file);
+
+		if (cur >= 0 && cur < limit)
+			return now_ns() - t0;
+		usleep(500);
+	}
+	ksft_print_msg("%s/%s stayed at %ld, limit %ld\n", cgroup, file,
+		       cg_read_long(cgroup, file), limit);
+	return -1;
+}
+
+/* The victim's reap_on_kill_finish: result=reaped, and freed >= @min_kb. */
+static bool reaped_at_least(pid_t pid, long long min_kb,
+			    struct trace_event *fin)
+{
+	if (!trace_wait("reap_on_kill_finish", pid, fin, 10 * SECOND))
+		return false;
+	if (trace_is(fin, "result", "reaped") &&
+	    trace_field(fin, "freed") >= min_kb)
+		return true;
+	ksft_print_msg("reap_on_kill_finish: %s; want result=reaped, freed >= %lld kB\n",
+		       fin->fields, min_kb);
+	return false;
+}
+
+/*
+ * Spawn a spinning 64 MiB victim of @cg->leaf (@mode), starve it, and
+ * kill it with @sig (0: it dies of its own timer, V_ITIMER).  The reap
+ * itself must give back three quarters of it: its finish event says
+ * result=reaped with freed >= 48 MiB, memory.current falls below 16 MiB,
+ * and the victim, starved, did not run since the kill (ran_since()), so
+ * its own exit freed none of it.  Then the victim may run its exit; its
+ * status goes to @status.  Call with tracing begun.  Return: 0, or -1
+ * (said why).
+ */
+static int kill_starved_reaped(struct pair *cg, int sig, enum victim_mode mode,
+			       int *status)
+{
+	struct victim_args a = { .size = MB(64), .mode = mode, .spin = true };
+	struct trace_event fin;
 	int ret = -1;
+	pid_t pid, hog;
+	long usage;
 
 	pid = spawn_victim(cg->leaf, &a);
 	if (pid < 0)
 		return -1;
-	if (cg_write(cg->leaf, "cpu.max", THROTTLE))
-		goto out;
-	if (sig && kill(pid, sig))
-		goto out;
-	if (!expect_reaps(cg->leaf, want_reaps))
-		goto out;
-	if (wait_mem_below(cg->leaf, MB(16), now_ns()) < 0)
-		goto out;
-	ret = 0;
-out:
+	hog = kill_starved(cg->parent, cg->leaf, pid, sig, &usage);
+	if (usage >= 0 && reaped_at_least(pid, a.size / 1024 * 3 / 4, &fin) &&
+	    wait_below(cg->leaf, "memory.current", MB(16), now_ns(),
+		       10 * SECOND) >= 0 &&
+	    !ran_since(cg->leaf, usage))
+		ret = 0;
+	end_starve(cg->parent, cg->leaf, hog);
 	if (ret)
 		kill(pid, SIGKILL);
-	if (unthrottle_and_reap(cg->leaf, pid, status))
+	if (!waitpid_timeout(pid, status, TIMEOUT)) {
+		ksft_print_msg("victim %d did not exit\n", pid);
 		ret = -1;
-	return ret;
-}
-
-static int test_hierarchy(const char *root)
-{
-	struct pair cg = { };
-	int ret = KSFT_FAIL, status;
-
-	if (pair_create(root, &cg))
-		goto out;
-	/*
-	 * Set on the parent: the leaf reads 0 but is covered, also when it
-	 * is created after the write ...
-	 */
-	if (cg_write(cg.parent, "memory.reap_on_kill", "1") ||
-	    cg_destroy(cg.leaf) || cg_create(cg.leaf) ||
-	    cg_read_strcmp(cg.leaf, "memory.reap_on_kill", "0\n"))
-		goto out;
-	if (kill_throttled(&cg, SIGKILL, V_PAUSE, 1, &status))
-		goto out;
-	/* ... and cannot opt out. */
-	if (cg_write(cg.leaf, "memory.reap_on_kill", "0") ||
-	    kill_throttled(&cg, SIGKILL, V_PAUSE, 2, &status))
-		goto out;
-	if (events(cg.leaf, "memory.events.local", "kill_reap ") != 2 ||
-	    events(cg.parent, "memory.events", "kill_reap ") != 2 ||
-	    events(cg.parent, "memory.events.local", "kill_reap ") != 0) {
-		ksft_print_msg("kill_reap not counted hierarchically\n");
-		goto out;
 	}
-	/* Off on both: no more reaps. */
-	if (cg_write(cg.parent, "memory.reap_on_kill", "0") ||
-	    kill_throttled(&cg, SIGKILL, V_PAUSE, 2, &status))
-		goto out;
-	if (events(cg.leaf, "memory.events", "kill_reap ") != 2)
-		goto out;
-	ret = KSFT_PASS;
-out:
-	pair_destroy(&cg);
 	return ret;
 }
 
@@ -852,6 +1010,63 @@ out:
 			       what, queued, pid,
 			       events(cgroup, "memory.events", "kill_reap "),
 			       covered ? "a reap" : "none");
+	return ret;
+}
+
+/*
+ * Set on the parent, the setting covers the leaf (which reads 0), also one
+ * created after the write, and the leaf cannot opt out; kill_reap counts
+ * hierarchically.  Each covered kill is of a starved victim that the reap
+ * itself must strip (kill_starved_reaped()).  Off on both, a kill queues
+ * no reap (the trace).  Fails if a covered kill is not reaped, or reaped
+ * by its own exit only.
+ */
+static int test_hierarchy(const char *root)
+{
+	struct victim_args a = { .size = MB(64), .mode = V_PAUSE };
+	struct pair cg = { };
+	int ret = KSFT_FAIL, status;
+	pid_t pid;
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (pair_create(root, &cg) || trace_begin(reap_events))
+		goto out;
+	/*
+	 * Set on the parent: the leaf reads 0 but is covered, also when it
+	 * is created after the write ...
+	 */
+	if (cg_write(cg.parent, "memory.reap_on_kill", "1") ||
+	    cg_destroy(cg.leaf) || cg_create(cg.leaf) ||
+	    cg_read_strcmp(cg.leaf, "memory.reap_on_kill", "0\n"))
+		goto out;
+	if (kill_starved_reaped(&cg, SIGKILL, V_PAUSE, &status) ||
+	    !expect_reaps(cg.leaf, 1))
+		goto out;
+	/* ... and cannot opt out. */
+	if (cg_write(cg.leaf, "memory.reap_on_kill", "0") ||
+	    kill_starved_reaped(&cg, SIGKILL, V_PAUSE, &status) ||
+	    !expect_reaps(cg.leaf, 2))
+		goto out;
+	if (events(cg.leaf, "memory.events.local", "kill_reap ") != 2 ||
+	    events(cg.parent, "memory.events", "kill_reap ") != 2 ||
+	    events(cg.parent, "memory.events.local", "kill_reap ") != 0) {
+		ksft_print_msg("kill_reap not counted hierarchically\n");
+		goto out;
+	}
+	/* Off on both: no more reaps, not even queued. */
+	if (cg_write(cg.parent, "memory.reap_on_kill", "0"))
+		goto out;
+	pid = spawn_victim(cg.leaf, &a);
+	if (pid < 0 ||
+	    kill_expect(cg.leaf, pid, 0, false, "off on the parent and the leaf"))
+		goto out;
+	if (events(cg.leaf, "memory.events", "kill_reap ") != 2)
+		goto out;
+	ret = KSFT_PASS;
+out:
+	trace_end();
+	pair_destroy(&cg);
 	return ret;
 }
 
@@ -964,127 +1179,46 @@ out:
 	return ret;
 }
 
+/*
+ * A reap counted in memory.events:kill_reap notifies watchers of the file
+ * (inotify IN_MODIFY, what poll() on it reports).  The victim is starved:
+ * nothing else changes memory.events, and the reap itself must have freed
+ * the victim's memory (kill_starved_reaped()).
+ */
 static int test_events_notify(const char *root)
 {
+	struct pollfd pfd = { .events = POLLIN };
+	int ret = KSFT_FAIL, wd = -1, status;
 	struct pair cg = { };
-	int ret = KSFT_FAIL, fd = -1, wd, status;
-	struct pollfd pfd;
 	char *path = NULL;
-	struct victim_args a = { .size = MB(64), .mode = V_PAUSE };
-	pid_t pid;
 
-	if (pair_create(root, &cg) ||
-	    cg_write(cg.leaf, "memory.reap_on_kill", "1"))
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	pfd.fd = inotify_init1(IN_NONBLOCK);
+	if (covered_pair_traced(root, &cg))
 		goto out;
-	pid = spawn_victim(cg.leaf, &a);
-	if (pid < 0)
-		goto out;
-	cg_write(cg.leaf, "cpu.max", THROTTLE);
-
 	path = cg_control(cg.leaf, "memory.events");
-	fd = inotify_init1(IN_NONBLOCK);
-	wd = fd < 0 ? -1 : inotify_add_watch(fd, path, IN_MODIFY);
-	kill(pid, SIGKILL);
-	if (wd >= 0) {
-		pfd.fd = fd;
-		pfd.events = POLLIN;
-		if (poll(&pfd, 1, 10000) == 1 && wait_reaps(cg.leaf, 1))
-			ret = KSFT_PASS;
+	if (pfd.fd >= 0 && path)
+		wd = inotify_add_watch(pfd.fd, path, IN_MODIFY);
+	if (wd < 0) {
+		ksft_print_msg("cannot watch %s: %s\n", path, strerror(errno));
+		goto out;
 	}
-	unthrottle_and_reap(cg.leaf, pid, &status);
+	if (kill_starved_reaped(&cg, SIGKILL, V_PAUSE, &status) ||
+	    !expect_reaps(cg.leaf, 1))
+		goto out;
+	if (poll(&pfd, 1, 10000) != 1) {
+		ksft_print_msg("no inotify event for %s in 10 s\n", path);
+		goto out;
+	}
+	ret = KSFT_PASS;
 out:
-	if (fd >= 0)
-		close(fd);
+	if (pfd.fd >= 0)
+		close(pfd.fd);
 	free(path);
+	trace_end();
 	pair_destroy(&cg);
 	return ret;
-}
-
-/* Stay runnable in user space, so that cpu.max throttles us. */
-static void spin(void)
-{
-	for (;;)
-		__asm__ __volatile__("" ::: "memory");
-}
-
-/* Confine @pid (0: the caller) to @cpu. */
-static int pin(pid_t pid, int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(pid, sizeof(set), &set);
-}
-
-/* Confine @pid to the last CPU, which the tests starve victims on. */
-static int pin_last_cpu(pid_t pid)
-{
-	return pin(pid, sysconf(_SC_NPROCESSORS_ONLN) - 1);
-}
-
-/*
- * A busy loop pinned to the last CPU, in the cgroup "hog" beside @leaf
- * under @parent; @leaf gets cpu.weight 1 against the hog's default 100,
- * and @victim is pinned to the same CPU.  The victim then gets about 1%
- * of that CPU, in user space and in its exit path alike: unlike cpu.max,
- * which on mainline parks a throttled task only on its way back to user
- * space, so that a killed victim runs its exit path at once.  Returns the
- * hog's pid, or -1.
- */
-static pid_t starve_beside_hog(const char *parent, const char *leaf,
-			       pid_t victim)
-{
-	char *hog_cg = cg_name(parent, "hog");
-	pid_t hog = -1;
-
-	if (!hog_cg || cg_create(hog_cg) || cg_write(leaf, "cpu.weight", "1") ||
-	    pin_last_cpu(victim))
-		goto out;
-	hog = fork();
-	if (hog == 0) {
-		if (cg_enter_current(hog_cg) || pin_last_cpu(0))
-			_exit(1);
-		spin();
-	}
-out:
-	free(hog_cg);
-	return hog;
-}
-
-/* Undoes starve_beside_hog(), so that the victim can run its exit. */
-static void end_starve(const char *parent, const char *leaf, pid_t hog)
-{
-	char *hog_cg = cg_name(parent, "hog");
-
-	if (hog > 0) {
-		kill(hog, SIGKILL);
-		waitpid(hog, NULL, 0);
-	}
-	cg_write(leaf, "cpu.weight", "100");
-	if (hog_cg)
-		cg_destroy(hog_cg);
-	free(hog_cg);
-}
-
-/*
- * starve_beside_hog(), with the hog's cgroup at cpu.weight 10000: 0.01% of
- * the CPU for the victim, so that once killed it keeps its memory for
- * seconds.  Returns the hog's pid (-1 if it could not be started, and a
- * hog that started but could not be weighted is stopped again).
- */
-static pid_t starve_hard(const char *parent, const char *leaf, pid_t victim)
-{
-	char *hog_cg = cg_name(parent, "hog");
-	pid_t hog = starve_beside_hog(parent, leaf, victim);
-
-	if (hog > 0 && (!hog_cg || cg_write(hog_cg, "cpu.weight", "10000"))) {
-		kill(hog, SIGKILL);
-		waitpid(hog, NULL, 0);
-		hog = -1;
-	}
-	free(hog_cg);
-	return hog;
 }
 
 #define KTF_TIMEOUT	(-1)	/* memory not freed within TIMEOUT */
@@ -1227,6 +1361,12 @@ static int check_not_oom_victim(const char *cgroup, int victims)
 	return -1;
 }
 
+/*
+ * Each way a process can be killed queues a reap that strips its memory
+ * while the victim, starved, cannot run its own exit yet
+ * (kill_starved_reaped()); the victim then ends with @want_termsig, and
+ * is no OOM victim.
+ */
 static int trigger(const char *root, int sig, enum victim_mode mode,
 		   int want_termsig)
 {
@@ -1239,7 +1379,8 @@ static int trigger(const char *root, int sig, enum victim_mode mode,
 	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
 	    trace_begin(reap_oom_events))
 		goto out;
-	if (kill_throttled(&cg, sig, mode, 1, &status))
+	if (kill_starved_reaped(&cg, sig, mode, &status) ||
+	    !expect_reaps(cg.leaf, 1))
 		goto out;
 	if (!WIFSIGNALED(status) || WTERMSIG(status) != want_termsig) {
 		ksft_print_msg("victim ended with status %#x\n", status);
@@ -1272,10 +1413,12 @@ static int test_trigger_itimer(const char *root)
 
 static int test_trigger_cgroup_kill(const char *root)
 {
-	struct victim_args a = { .size = MB(64), .mode = V_PAUSE };
+	struct victim_args a = { .size = MB(64), .mode = V_PAUSE, .spin = true };
+	struct trace_event fin;
 	struct pair cg = { };
-	pid_t pid[4];
 	int ret = KSFT_FAIL, i, n = 0, status;
+	pid_t pid[4], hog = -1;
+	long usage = -1;
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
@@ -1285,18 +1428,24 @@ static int test_trigger_cgroup_kill(const char *root)
 		goto out;
 	for (n = 0; n < 4; n++) {
 		pid[n] = spawn_victim(cg.leaf, &a);
-		if (pid[n] < 0)
+		if (pid[n] < 0 || (n && pin_last_cpu(pid[n])))
 			goto reap;
 	}
-	cg_write(cg.leaf, "cpu.max", THROTTLE);
-	if (cg_write(cg.leaf, "cgroup.kill", "1"))
+	/* All four starved beside the hog, then cgroup.kill. */
+	hog = kill_starved(cg.parent, cg.leaf, pid[0], 0, &usage);
+	if (usage < 0 || cg_write(cg.leaf, "cgroup.kill", "1"))
 		goto reap;
-	if (wait_reaps(cg.leaf, 4) &&
-	    wait_mem_below(cg.leaf, MB(32), now_ns()) >= 0 &&
-	    !check_not_oom_victim(cg.leaf, 4))
+	/* The reaps themselves freed the memory, none of the victims ran. */
+	for (i = 0; i < n; i++)
+		if (!reaped_at_least(pid[i], a.size / 1024 * 3 / 4, &fin))
+			goto reap;
+	if (wait_below(cg.leaf, "memory.current", MB(32), now_ns(),
+		       10 * SECOND) < 0 || ran_since(cg.leaf, usage))
+		goto reap;
+	if (expect_reaps(cg.leaf, 4) && !check_not_oom_victim(cg.leaf, 4))
 		ret = KSFT_PASS;
 reap:
-	cg_write(cg.leaf, "cpu.max", "max");
+	end_starve(cg.parent, cg.leaf, hog);
 	for (i = 0; i < n; i++) {
 		kill(pid[i], SIGKILL);
 		waitpid(pid[i], &status, 0);
@@ -2303,11 +2452,6 @@ static char proc_state(pid_t pid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
-static long cpu_usage_us(const char *cgroup)
-{
-	return cg_read_key_long(cgroup, "cpu.stat", "usage_usec ");
-}
-
 /*
  * Set @cgroup, whose processes spin, to cpu.max 0.1% and wait until it is
  * throttled: none of its processes runs again for most of a second.
@@ -2330,80 +2474,6 @@ static long crawl_until_throttled(const char *cgroup)
 	return -1;
 }
 
-/*
- * Kill @pid, a spinning victim of @leaf, starved first to 0.01% of its CPU
- * (starve_hard()).  That holds a killed victim back on every kernel,
- * where cpu.max does not on mainline: it parks a throttled task only on
- * its way back to user space, and a killed one never goes there.  The
- * cgroup's usage_usec at the kill goes to @usage (-1 if this failed), for
- * ran_since().  Return: the hog's pid, for end_starve(), or -1.
- */
-static pid_t kill_starved(const char *parent, const char *leaf, pid_t pid,
-			  long *usage)
-{
-	pid_t hog = starve_hard(parent, leaf, pid);
-
-	*usage = -1;
-	if (hog < 0)
-		return hog;
-	sleep_ms(200);
-	*usage = cpu_usage_us(leaf);
-	if (*usage < 0 || kill(pid, SIGKILL))
-		*usage = -1;
-	return hog;
-}
-
-/*
- * The end of a test whose victim @pid of @cg->leaf was starved beside
- * @hog (kill_starved()): stop the hog, kill and wait for the victim with
- * its CPU limits lifted, stop tracing, remove the cgroups.  Each part is
- * skipped where the test did not get that far (-1, NULL).
- */
-static void starved_test_end(struct pair *cg, pid_t hog, pid_t pid)
-{
-	int status;
-
-	if (cg->leaf)
-		end_starve(cg->parent, cg->leaf, hog);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		unthrottle_and_reap(cg->leaf, pid, &status);
-	}
-	trace_end();
-	pair_destroy(cg);
-}
-
-/*
- * Did the starved victim of @cgroup get the CPU since kill_starved()?
- * If it did not, its own exit path freed nothing: the reap did.
- */
-static bool ran_since(const char *cgroup, long usage)
-{
-	long ran = cpu_usage_us(cgroup) - usage;
-
-	if (ran < 200)
-		return false;
-	ksft_print_msg("the victim ran %ld us after the kill: it may have freed it\n",
-		       ran);
-	return true;
-}
-
-/* ns from t0 until @file of @cgroup reads below @limit, or -1 after @timeout. */
-static long long wait_below(const char *cgroup, const char *file, long limit,
-			    long long t0, long long timeout)
-{
-	while (now_ns() < t0 + timeout) {
-		long cur = cg_read_long(cgroup, file);
-
-		if (cur >= 0 && cur < limit)
-			return now_ns() - t0;
-		usleep(500);
-	}
-	ksft_print_msg("%s/%s stayed at %ld, limit %ld\n", cgroup, file,
-		       cg_read_long(cgroup, file), limit);
-	return -1;
-}
-
 /* Wait up to 10 s for @key in @file of @cgroup to read 0. */
 static bool wait_key_zero(const char *cgroup, const char *file,
 			  const char *key)
@@ -2418,20 +2488,6 @@ static bool wait_key_zero(const char *cgroup, const char *file,
 		usleep(1000);
 	} while (now_ns() < end);
 	ksft_print_msg("%s: %s%ld for 10 s\n", file, key, val);
-	return false;
-}
-
-/* The victim's reap_on_kill_finish: result=reaped, and freed >= @min_kb. */
-static bool reaped_at_least(pid_t pid, long long min_kb,
-			    struct trace_event *fin)
-{
-	if (!trace_wait("reap_on_kill_finish", pid, fin, 10 * SECOND))
-		return false;
-	if (trace_is(fin, "result", "reaped") &&
-	    trace_field(fin, "freed") >= min_kb)
-		return true;
-	ksft_print_msg("reap_on_kill_finish: %s; want result=reaped, freed >= %lld kB\n",
-		       fin->fields, min_kb);
 	return false;
 }
 
@@ -2499,7 +2555,7 @@ static int test_thp_victim(const char *root)
 		ret = KSFT_SKIP;
 		goto out;
 	}
-	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	hog = kill_starved(cg.parent, cg.leaf, pid, SIGKILL, &usage);
 	if (usage < 0 || !reaped_at_least(pid, huge * 3 / 4, &fin))
 		goto out;
 	t = wait_below(cg.leaf, "memory.current", MB(16), now_ns(), 10 * SECOND);
@@ -2636,7 +2692,7 @@ static int test_private_file_reaped(const char *root)
 	mem_fd = open(mem, O_RDONLY);
 	if (mem_fd < 0 || !reads_victim_bytes(pid, mem_fd, base, a.size))
 		goto out;
-	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	hog = kill_starved(cg.parent, cg.leaf, pid, SIGKILL, &usage);
 	if (usage < 0 || !reaped_at_least(pid, a.size / 1024 * 3 / 4, &fin))
 		goto out;
 	read_each_page(pid, mem_fd, base, a.size, &r);
@@ -2707,7 +2763,7 @@ static int split_round(const char *root, uint64_t *shared, size_t shared_size,
 	pid = spawn_child(cg.leaf, split_victim, NULL, NULL);
 	if (pid < 0)
 		goto out;
-	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	hog = kill_starved(cg.parent, cg.leaf, pid, SIGKILL, &usage);
 	/* The only reap of the test: its split has no pid, take any. */
 	if (usage < 0 || !trace_wait("reap_split", 0, &split, 10 * SECOND))
 		goto out;
@@ -2818,7 +2874,7 @@ static int test_maxrss_kept(const char *root)
 	pid = spawn_child(cg.leaf, maxrss_victim, &size, NULL);
 	if (pid < 0)
 		goto out;
-	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	hog = kill_starved(cg.parent, cg.leaf, pid, SIGKILL, &usage);
 	if (usage < 0 || !reaped_at_least(pid, (size - MB(4)) >> 10, &fin) ||
 	    ran_since(cg.leaf, usage))
 		goto out;
@@ -2969,7 +3025,7 @@ static int test_swapped_victim(const char *root)
 			       swapped, resident);
 		goto out;
 	}
-	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	hog = kill_starved(cg.parent, cg.leaf, pid, SIGKILL, &usage);
 	if (usage < 0 || !reaped_at_least(pid, resident / 1024 / 2, &fin))
 		goto out;
 	t0 = now_ns();
@@ -3280,7 +3336,7 @@ static int robust_odd_head(const char *root, const char *kind)
 		ret = KSFT_SKIP;
 		goto out;
 	}
-	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	hog = kill_starved(cg.parent, cg.leaf, pid, SIGKILL, &usage);
 	if (usage < 0 ||
 	    !trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND))
 		goto out;
@@ -3347,7 +3403,7 @@ static int test_robust_walk_bounded(const char *root)
 		ksft_print_msg("MADV_PAGEOUT left the thread's list head in memory\n");
 		goto out;
 	}
-	hog = kill_starved(cg.parent, cg.leaf, pid, &usage);
+	hog = kill_starved(cg.parent, cg.leaf, pid, SIGKILL, &usage);
 	if (usage < 0 ||
 	    !trace_wait("reap_on_kill_finish", pid, &fin, 40 * SECOND))
 		goto out;
@@ -3971,17 +4027,26 @@ struct group_exit {
 	size_t size;
 	int go;		/* on a byte here, the main thread calls exit_group() */
 	int block;	/* the second thread blocks reading this */
+	bool spin;	/* instead, both threads spin on the last CPU */
 };
+
+/* In the victim: the second thread's tid, once it runs. */
+static pid_t second_tid;
 
 static void *block_fn(void *arg)
 {
+	const struct group_exit *g = arg;
 	char c;
 
-	if (read(*(int *)arg, &c, 1) < 0)
+	__atomic_store_n(&second_tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
+	if (g->spin)
+		spin();
+	if (read(g->block, &c, 1) < 0)
 		return NULL;
 	return NULL;
 }
 
+/* Two threads; reports the second one's tid when both run. */
 static void exit_group_victim(int fd, void *arg)
 {
 	struct group_exit *g = arg;
@@ -3989,18 +4054,29 @@ static void exit_group_victim(int fd, void *arg)
 	pthread_t t;
 
 	memset(buf, 0x5a, g->size);
-	if (pthread_create(&t, NULL, block_fn, &g->block))
+	/* Both threads where kill_starved() starves the process. */
+	if (g->spin && pin_last_cpu(0))
 		_exit(2);
-	child_ready(fd, 0);
+	if (pthread_create(&t, NULL, block_fn, g))
+		_exit(2);
+	while (!__atomic_load_n(&second_tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	child_ready(fd, second_tid);
+	if (g->spin)
+		spin();
 	if (read(g->go, &c, 1) != 1)
 		_exit(3);
 	syscall(SYS_exit_group, 7);
 }
 
 /*
- * One round: the leader calls exit_group(7) while the other thread sleeps,
+ * One race: the leader calls exit_group(7) while the other thread sleeps,
  * throttled to 1%; SIGKILL follows @delay_ms later, or, if @delay_ms < 0,
- * once the leader is a zombie, i.e. past do_group_exit().
+ * once the leader is a zombie, i.e. past do_group_exit().  Which one
+ * started the group exit decides, and the reaps must match: none after
+ * exit status 7, exactly one (queued and finished) after SIGKILL.  The
+ * zombie round must see exit status 7.  What freed the memory is not
+ * asked here: the exit runs at once (see group_kill_storm()).
  */
 static int group_exit_round(struct pair *cg, int delay_ms)
 {
@@ -4010,7 +4086,7 @@ static int group_exit_round(struct pair *cg, int delay_ms)
 	long long end = now_ns() + 10 * SECOND;
 	struct trace_event fin;
 	long before, reaps;
-	bool exited;
+	bool exited, killed;
 	pid_t pid;
 
 	if (pipe(go) || pipe(block))
@@ -4040,33 +4116,32 @@ static int group_exit_round(struct pair *cg, int delay_ms)
 		goto out;
 
 	exited = WIFEXITED(status) && WEXITSTATUS(status) == 7;
+	killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
 	queued = trace_find("reap_on_kill_queue", pid, NULL, 0);
-	finished = queued > 0 &&
-		   trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND);
+	if (queued > 0)
+		trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND);
+	/* Time for a second (wrong) reap to show up. */
+	sleep_ms(200);
+	queued = trace_find("reap_on_kill_queue", pid, NULL, 0);
+	finished = trace_find("reap_on_kill_finish", pid, &fin, 1);
 	reaps = events(cg->leaf, "memory.events", "kill_reap ") - before;
-	ksft_print_msg("exit_group, then SIGKILL %s: %s; %d reap queued%s%s, kill_reap +%ld\n",
+	ksft_print_msg("exit_group, then SIGKILL %s: %s; %d reaps queued, %d finished%s%s, kill_reap +%ld\n",
 		       delay_ms < 0 ? "on the zombie leader" :
 		       delay_ms ? "after a few ms" : "at once",
-		       exited ? "exit status 7" : WIFSIGNALED(status) &&
-		       WTERMSIG(status) == SIGKILL ? "killed" : "?",
-		       queued, finished ? ": " : "", finished ? fin.fields : "",
-		       reaps);
-	if (!exited && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
+		       exited ? "exit status 7" : killed ? "killed" : "?",
+		       queued, finished, finished > 0 ? ": " : "",
+		       finished > 0 ? fin.fields : "", reaps);
+	if (!exited && !killed) {
 		ksft_print_msg("status %#x\n", status);
 		goto out;
 	}
 	/* Dropped by prepare_signal(): nothing may be queued. */
-	if (exited && queued != 0)
+	if (exited && (queued != 0 || finished != 0 || reaps != 0))
 		goto out;
 	/* complete_signal() started the group exit: exactly one reap. */
-	if (!exited && (queued != 1 || !finished))
+	if (killed && (queued != 1 || finished != 1 || reaps < 0 || reaps > 1))
 		goto out;
 	if (delay_ms < 0 && !exited)
-		goto out;
-	if (reaps < 0 || reaps > queued)
-		goto out;
-	if (wait_below(cg->leaf, "memory.current", MB(8), now_ns(),
-		       10 * SECOND) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -4082,18 +4157,73 @@ out:
 }
 
 /*
- * SIGKILL to a process whose exit_group() is under way.  do_group_exit()
- * sets SIGNAL_GROUP_EXIT under siglock, and from then on prepare_signal()
- * drops every signal but a core dump's SIGKILL: complete_signal() never
- * runs and no reap is queued; the process exits with its own status.
- * A SIGKILL that wins the race starts the group exit itself and queues
- * one reap (REAP_ON_KILL_QUEUED makes it one at most), and exit_group()
- * then exits with SIGKILL's status.  Which one wins depends on timing;
- * what is deterministic is asserted for every round: the outcome matches
- * the reaps queued (0 after exit status 7, 1 after SIGKILL), kill_reap
- * counts at most those, the memory is freed and the victim waited for.
- * The round that waits for the zombie leader must see exit status 7.
- * Fails if a kill of an exiting process queued a reap, or a second one.
+ * The deterministic round: a two-threaded victim, both threads spinning
+ * and starved, gets SIGKILL, and then, while its group exit is under way,
+ * a SIGKILL to its other thread (tgkill()), a SIGTERM, a cgroup.kill and
+ * a SIGKILL again.  The first kill starts the group exit
+ * (complete_signal()), which queues the one reap the process gets; every
+ * later signal is dropped (prepare_signal()).  Exactly one reap is queued
+ * and finished, kill_reap counts one, and that reap, not the victim's
+ * exit (it did not run, see ran_since()), freed three quarters of its
+ * memory.
+ */
+static int group_kill_storm(struct pair *cg)
+{
+	struct group_exit g = { .size = MB(32), .spin = true };
+	int ret = -1, status, queued = -1, finished = -1;
+	long before, reaps = -1, usage;
+	struct trace_event fin;
+	pid_t pid, hog = -1;
+	uintptr_t tid = 0;
+
+	before = events(cg->leaf, "memory.events", "kill_reap ");
+	pid = spawn_child(cg->leaf, exit_group_victim, &g, &tid);
+	if (pid < 0)
+		return -1;
+	hog = kill_starved(cg->parent, cg->leaf, pid, SIGKILL, &usage);
+	if (usage < 0)
+		goto out;
+	if (syscall(SYS_tgkill, pid, (pid_t)tid, SIGKILL) ||
+	    kill(pid, SIGTERM) || cg_write(cg->leaf, "cgroup.kill", "1") ||
+	    kill(pid, SIGKILL)) {
+		ksft_print_msg("the later kills failed: %s\n", strerror(errno));
+		goto out;
+	}
+	if (!reaped_at_least(pid, g.size / 1024 * 3 / 4, &fin) ||
+	    ran_since(cg->leaf, usage))
+		goto out;
+	/* Time for a second (wrong) reap to show up. */
+	sleep_ms(500);
+	queued = trace_find("reap_on_kill_queue", pid, NULL, 0);
+	finished = trace_find("reap_on_kill_finish", pid, NULL, 0);
+	reaps = events(cg->leaf, "memory.events", "kill_reap ") - before;
+	if (queued == 1 && finished == 1 && reaps == 1)
+		ret = 0;
+out:
+	ksft_print_msg("five kills of a starved process: %d reaps queued, %d finished, kill_reap +%ld\n",
+		       queued, finished, reaps);
+	end_starve(cg->parent, cg->leaf, hog);
+	kill(pid, SIGKILL);
+	if (!waitpid_timeout(pid, &status, TIMEOUT))
+		ret = -1;
+	else if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+		ksft_print_msg("status %#x, want SIGKILL\n", status);
+		ret = -1;
+	}
+	return ret;
+}
+
+/*
+ * SIGKILL to a process whose exit_group() is under way, and kills that
+ * follow the one that started the group exit.  do_group_exit(), like
+ * complete_signal() for a fatal signal, sets SIGNAL_GROUP_EXIT under
+ * siglock, and from then on prepare_signal() drops every signal but a
+ * core dump's SIGKILL: a process gets one reap at most, queued where its
+ * group exit starts (the reap hangs on its signal_struct, and a second
+ * one would hit the WARN_ON_ONCE() in __reap_on_kill_queue()).  Fails if
+ * a kill of an exiting process queued a reap, if any process got two, or
+ * if the reap of the starved process of group_kill_storm() was not what
+ * freed its memory.
  */
 static int test_kill_in_exit_group(const char *root)
 {
@@ -4105,6 +4235,8 @@ static int test_kill_in_exit_group(const char *root)
 	if (!have_tracefs())
 		return KSFT_SKIP;
 	if (covered_pair_traced(root, &cg))
+		goto out;
+	if (group_kill_storm(&cg))
 		goto out;
 	for (i = 0; i < ARRAY_SIZE(delays); i++)
 		if (group_exit_round(&cg, delays[i]))
