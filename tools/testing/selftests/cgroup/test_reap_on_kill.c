@@ -4724,20 +4724,24 @@ static int test_migrated_before_reap(const char *root)
 /*
  * An OOM kill of a memory.oom.group cgroup kills every process in it,
  * each through __oom_kill_process() and complete_signal(): each must be
- * reaped, once.  The chosen victim is killed first, then again with the
- * group if it still has an mm by then (a SIGKILL that prepare_signal()
- * drops), so oom_kill reads 3 or 4 depending on how far its exit got;
- * the reaps queued must be 3 either way.  Fails if only the chosen victim
- * was reaped, or none, or one twice.
+ * reaped, once, and each reap must give back its victim's memory.  The
+ * three victims are starved (kill_starved(), all three on its CPU), so
+ * none can run its exit, and the OOM reaper waits two seconds before it
+ * looks: every finish event must say result=reaped with three quarters of
+ * its victim freed, before any victim ran again (ran_since()).  The
+ * chosen victim is killed first, then again with the group (a SIGKILL
+ * that prepare_signal() drops), so oom_kill reads 3 or 4; the reaps queued
+ * must be 3.  Fails if only the chosen victim was reaped, or none, or one
+ * twice, or a reap left its victim's memory to the victim's exit.
  */
 static int test_oom_group(const char *root)
 {
-	struct victim_args a = { .size = MB(32), .mode = V_PAUSE };
-	int ret = KSFT_FAIL, i, n, status, queued, finished, freed = 0;
-	long oom_kills, group_kills, reaps;
-	struct trace_event fin[8];
+	struct victim_args a = { .size = MB(32), .mode = V_PAUSE, .spin = true };
+	int ret = KSFT_FAIL, i, n = 0, status, queued = -1, finished = -1;
+	long oom_kills, group_kills, reaps, usage = -1;
+	struct trace_event fin;
 	struct pair cg = { };
-	pid_t pid[3];
+	pid_t pid[3], hog = -1;
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
@@ -4750,46 +4754,36 @@ static int test_oom_group(const char *root)
 	cg_write(cg.leaf, "memory.swap.max", "0");
 	for (n = 0; n < 3; n++) {
 		pid[n] = spawn_victim(cg.leaf, &a);
-		if (pid[n] < 0)
+		if (pid[n] < 0 || (n && pin_last_cpu(pid[n])))
 			goto reap;
 	}
-	if (cg_write(cg.leaf, "cpu.max", THROTTLE))
+	hog = kill_starved(cg.parent, cg.leaf, pid[0], 0, &usage);
+	if (usage < 0)
 		goto reap;
-	/* Below usage with nothing to reclaim: the OOM killer kills. */
+	/*
+	 * Below usage with nothing to reclaim: the OOM killer kills, from
+	 * this write, which returns once usage is below the limit.
+	 */
 	cg_write(cg.leaf, "memory.max", "16M");
-	wait_reaps(cg.leaf, 3);
+	for (i = 0; i < n; i++)
+		if (!reaped_at_least(pid[i], a.size / 1024 * 3 / 4, &fin))
+			goto reap;
+	if (ran_since(cg.leaf, usage))
+		goto reap;
 	/* Give a fourth (wrong) reap time to show up. */
 	sleep_ms(200);
 	oom_kills = events(cg.leaf, "memory.events", "oom_kill ");
 	group_kills = events(cg.leaf, "memory.events", "oom_group_kill ");
 	reaps = events(cg.leaf, "memory.events", "kill_reap ");
 	queued = trace_find("reap_on_kill_queue", 0, NULL, 0);
-	finished = trace_find("reap_on_kill_finish", 0, fin, ARRAY_SIZE(fin));
-	/*
-	 * kill_reap counts the reaps that freed memory: a victim the OOM
-	 * killer favoured (memory reserves, thawed) may reach exit_mmap()
-	 * before the worker, whose reap then frees nothing and is not
-	 * counted.  Which one does is timing; that all three are queued and
-	 * finish, and that kill_reap counts exactly those that freed, is not.
-	 * Counted are the reaps with result=reaped or partial and freed > 0.
-	 */
-	for (i = 0; i < finished && i < (int)ARRAY_SIZE(fin); i++) {
-		ksft_print_msg("reap: %s\n", fin[i].fields);
-		if ((trace_is(&fin[i], "result", "reaped") ||
-		     trace_is(&fin[i], "result", "partial")) &&
-		    trace_field(&fin[i], "freed") > 0)
-			freed++;
-	}
-	ksft_print_msg("oom_kill %ld/%ld group; reaps %d queued %d done %d freed; kill_reap %ld\n",
-		       oom_kills, group_kills, queued, finished, freed,
-		       reaps);
+	finished = trace_find("reap_on_kill_finish", 0, NULL, 0);
+	ksft_print_msg("oom_kill %ld/%ld group; reaps %d queued %d finished; kill_reap %ld\n",
+		       oom_kills, group_kills, queued, finished, reaps);
 	if (oom_kills >= 3 && oom_kills <= 4 && group_kills == 1 &&
-	    queued == 3 && finished == 3 && freed >= 1 && reaps == freed &&
-	    wait_below(cg.leaf, "memory.current", MB(16), now_ns(),
-		       10 * SECOND) >= 0)
+	    queued == 3 && finished == 3 && reaps == 3)
 		ret = KSFT_PASS;
 reap:
-	cg_write(cg.leaf, "cpu.max", "max");
+	end_starve(cg.parent, cg.leaf, hog);
 	for (i = 0; i < n; i++) {
 		kill(pid[i], SIGKILL);
 		waitpid(pid[i], &status, 0);
