@@ -3822,22 +3822,78 @@ struct shared_maps {
 	int ask, answer;	/* the survivor's pipes */
 };
 
+/* The victim's own MAP_PRIVATE hugetlb memory: one huge page. */
+#define SHARED_HUGETLB		MB(2)
+#define NR_HUGEPAGES		"/proc/sys/vm/nr_hugepages"
+
 static const char * const shared_kind[] = {
 	"MAP_SHARED|MAP_ANONYMOUS", "memfd", "file",
 };
 
+/* Reports 1 if it got its huge page, 0 if not. */
 static void shared_victim(int fd, void *arg)
 {
 	struct shared_maps *s = arg;
 	size_t half = s->size / 2;
-	char *priv = map_anon(s->priv);
+	char *priv = map_anon(s->priv), *huge;
 	int i;
 
 	memset(priv, 0x5a, s->priv);
 	for (i = 0; i < 3; i++)
 		fill_pattern(s->map[i] + half / sizeof(uint64_t), half);
-	child_ready(fd, 0);
+	/* Written, so that it has an anon_vma, as private memory does. */
+	huge = mmap(NULL, SHARED_HUGETLB, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (huge != MAP_FAILED)
+		memset(huge, 0x5a, SHARED_HUGETLB);
+	child_ready(fd, huge != MAP_FAILED);
 	spin();
+}
+
+/* Field @key (e.g. "RssShmem:") of /proc/@pid/status, in kB, or -1. */
+static long status_kb(pid_t pid, const char *key)
+{
+	char buf[4096], *p;
+
+	if (proc_read_text(pid, false, "status", buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/*
+ * What the victim of test_shared_survivor maps of the memory a reap must
+ * leave: its shmem (MAP_SHARED|MAP_ANONYMOUS, memfd), its file pages (the
+ * shared file), its hugetlb page; in kB, each -1 if unreadable.
+ */
+struct kept_rss {
+	long shmem, file, hugetlb;
+};
+
+static void read_kept_rss(pid_t pid, struct kept_rss *k)
+{
+	k->shmem = status_kb(pid, "RssShmem:");
+	k->file = status_kb(pid, "RssFile:");
+	k->hugetlb = status_kb(pid, "HugetlbPages:");
+}
+
+/*
+ * Whether @k still holds three quarters of what the victim wrote of the
+ * shared memory (half of each of the two shmem mappings and of the file)
+ * and its whole huge page.
+ */
+static bool kept_rss_ok(const struct kept_rss *k, const struct shared_maps *s,
+			const char *when)
+{
+	long half_kb = s->size / 2 / 1024;
+
+	if (k->shmem >= 2 * half_kb * 3 / 4 && k->file >= half_kb * 3 / 4 &&
+	    k->hugetlb >= (long)(SHARED_HUGETLB / 1024))
+		return true;
+	ksft_print_msg("%s, the victim maps RssShmem %ld kB, RssFile %ld kB, HugetlbPages %ld kB; want >= %ld, %ld, %ld kB\n",
+		       when, k->shmem, k->file, k->hugetlb, 2 * half_kb * 3 / 4,
+		       half_kb * 3 / 4, (long)(SHARED_HUGETLB / 1024));
+	return false;
 }
 
 /* Lives on in the victim's cgroup; checks all three when asked. */
@@ -3893,29 +3949,46 @@ out:
  * of MAP_SHARED memory with the victim: shmem behind MAP_ANONYMOUS, a
  * memfd, and a file on the scratch disk.  We fill the first half of each
  * (so the pages are charged to us, not to the victim), the victim the
- * second half.  After the victim is reaped, the survivor's and our view
- * of all three hold the whole pattern, and so does the file on disk.
+ * second half.  The victim also has a MAP_PRIVATE hugetlb page it wrote.
+ * After the victim, starved, is reaped, the survivor's and our view of
+ * all three hold the whole pattern, and so does the file on disk.
  *
- * oom_reap_vma() skips VM_SHARED mappings that are not vma_is_anonymous()
- * (all three here: shared anonymous memory is shmem).  Fails if the reap
- * dropped or freed pages the survivor still maps, or lost the victim's
- * writes to the file; also if it took the sharing of memory for sharing
- * of the address space and reaped nothing (result=shared, no kill_reap).
+ * The reap leaves hugetlb, PFN and shared mappings to the victim's exit
+ * (oom_reap_vma_wanted(), reap_vma_worth_it()): shared anonymous memory
+ * is shmem, and a private hugetlb mapping that was written has an
+ * anon_vma.  Unmapping them would free nothing the survivor could see,
+ * so that is checked where it shows: the victim, reaped but not yet
+ * exited, must still map them (RssShmem, RssFile, HugetlbPages of its
+ * /proc/PID/status).  Fails if the reap unmapped any of them, dropped or
+ * freed pages the survivor still maps, or lost the victim's writes to
+ * the file; also if it took the sharing of memory for sharing of the
+ * address space and reaped nothing (result=shared, no kill_reap), or if
+ * the victim's exit, not the reap, freed its private memory.
  */
 static int test_shared_survivor(const char *root)
 {
 	struct shared_maps s = { .size = MB(8), .priv = MB(32) };
 	int ret = KSFT_FAIL, status, i, memfd = -1, filefd = -1;
 	int ask[2] = { -1, -1 }, answer[2] = { -1, -1 };
+	char huge_was[32] = "", huge_now[32];
 	const uint64_t *file_was_at = NULL;
-	pid_t pid = -1, survivor = -1;
+	pid_t pid = -1, survivor = -1, hog = -1;
+	struct kept_rss before, after;
 	size_t half = s.size / 2;
 	struct trace_event fin;
 	struct pair cg = { };
-	long bad[3];
+	uintptr_t huge = 0;
+	long bad[3], usage;
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
+	/* A huge page for the victim, given back at the end. */
+	if (read_text(NR_HUGEPAGES, huge_was, sizeof(huge_was)) <= 0) {
+		ksft_print_msg("cannot read %s\n", NR_HUGEPAGES);
+		return KSFT_FAIL;
+	}
+	snprintf(huge_now, sizeof(huge_now), "%ld", atol(huge_was) + 1);
+	write_text(NR_HUGEPAGES, huge_now, strlen(huge_now));
 	memfd = memfd_create("reap_on_kill", 0);
 	filefd = open(SHAREDFILE, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (memfd < 0 || filefd < 0 || ftruncate(memfd, s.size) ||
@@ -3945,22 +4018,34 @@ static int test_shared_survivor(const char *root)
 	if (covered_pair_traced(root, &cg))
 		goto out;
 	survivor = spawn_child(cg.leaf, shared_survivor, &s, NULL);
-	pid = spawn_child(cg.leaf, shared_victim, &s, NULL);
+	pid = spawn_child(cg.leaf, shared_victim, &s, &huge);
 	if (survivor < 0 || pid < 0)
 		goto out;
+	if (!huge) {
+		ksft_print_msg("the victim got no hugetlb page (%s: %s)\n",
+			       NR_HUGEPAGES, huge_now);
+		goto out;
+	}
 	for (i = 0; i < 3; i++)
 		if (pattern_bad_word(s.map[i], s.map[i], s.size) >= 0) {
 			ksft_print_msg("the victim did not fill the %s memory\n",
 				       shared_kind[i]);
 			goto out;
 		}
-	if (kill_when_throttled(cg.leaf, pid) ||
-	    !reaped_at_least(pid, s.priv / 1024 * 3 / 4, &fin) ||
+	read_kept_rss(pid, &before);
+	if (!kept_rss_ok(&before, &s, "before the kill"))
+		goto out;
+	hog = kill_starved(cg.parent, cg.leaf, pid, SIGKILL, &usage);
+	if (usage < 0 || !reaped_at_least(pid, s.priv / 1024 * 3 / 4, &fin) ||
 	    !expect_reaps(cg.leaf, 1) ||
 	    wait_below(cg.leaf, "memory.current", MB(8), now_ns(),
 		       10 * SECOND) < 0)
 		goto out;
 	/* The victim is reaped but has not run its exit yet. */
+	read_kept_rss(pid, &after);
+	if (!kept_rss_ok(&after, &s, "after the reap") ||
+	    ran_since(cg.leaf, usage))
+		goto out;
 	if (write(ask[1], "?", 1) != 1 ||
 	    read(answer[0], bad, sizeof(bad)) != sizeof(bad)) {
 		ksft_print_msg("no answer from the survivor\n");
@@ -3975,6 +4060,8 @@ static int test_shared_survivor(const char *root)
 			goto out;
 		}
 	}
+	end_starve(cg.parent, cg.leaf, hog);
+	hog = -1;
 	if (unthrottle_and_reap(cg.leaf, pid, &status) ||
 	    waitpid(survivor, &status, 0) != survivor)
 		goto out;
@@ -3996,6 +4083,8 @@ static int test_shared_survivor(const char *root)
 		goto out;
 	ret = KSFT_PASS;
 out:
+	if (cg.leaf)
+		end_starve(cg.parent, cg.leaf, hog);
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		unthrottle_and_reap(cg.leaf, pid, &status);
@@ -4006,6 +4095,7 @@ out:
 	}
 	trace_end();
 	pair_destroy(&cg);
+	write_text(NR_HUGEPAGES, huge_was, strlen(huge_was));
 	for (i = 0; i < 3; i++)
 		if (s.map[i] && s.map[i] != MAP_FAILED)
 			munmap(s.map[i], s.size);
