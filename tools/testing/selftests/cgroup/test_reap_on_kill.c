@@ -2144,62 +2144,108 @@ static int partner_fn(void *arg)
 }
 
 /*
- * A process that shares our address space (CLONE_VM) but is a process of
- * its own is killed in a covered cgroup: the reap must be queued and then
- * leave the memory alone, since we live on.  Fails if no reap ended with
- * result=shared (so it also fails if nothing was queued), if our memory
- * changed, or if kill_reap counted a reap.
+ * The sharer, a child of ours outside the covered cgroup: fills 64 MiB,
+ * starts a partner that shares its address space (CLONE_VM, but a
+ * process of its own) and moves into @cgroup, kills it, reports its pid
+ * on @report, and, told on @go that the reap is over, checks its memory.
+ * Exits 0 if that is intact, 3 if not; a reap that stripped it kills it.
  */
-static int test_clone_vm_partner(const char *root)
+static void clone_vm_sharer(const char *cgroup, int report, int go)
 {
 	const size_t size = MB(64), stack_size = MB(1);
-	struct trace_event fin;
-	struct pair cg = { };
-	struct partner p;
-	int ret = KSFT_FAIL, status;
+	struct partner p = { .cgroup = cgroup };
+	int status;
 	uint64_t *buf;
 	char *stack, c;
 	pid_t pid;
-	long i;
 
-	if (!have_tracefs())
-		return KSFT_SKIP;
 	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (buf == MAP_FAILED || stack == MAP_FAILED || pipe(p.ready))
-		return KSFT_FAIL;
+		_exit(1);
 	fill_pattern(buf, size);
-	if (covered_pair_traced(root, &cg))
-		goto out;
-	p.cgroup = cg.leaf;
-	/* Shares our address space, but is a process of its own. */
 	pid = clone(partner_fn, stack + stack_size, CLONE_VM | SIGCHLD, &p);
 	if (pid < 0 || read(p.ready[0], &c, 1) != 1)
-		goto out;
+		_exit(1);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	/* Queued, and left alone because we share the memory. */
-	if (!trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND))
+	if (write(report, &pid, sizeof(pid)) != sizeof(pid) ||
+	    read(go, &c, 1) != 1)
+		_exit(1);
+	_exit(pattern_bad_word(buf, buf, size) >= 0 ? 3 : 0);
+}
+
+/*
+ * A process that shares the address space of another one (CLONE_VM) but
+ * is a process of its own is killed in a covered cgroup: the reap must be
+ * queued, once, and then leave the memory alone, since the other process
+ * lives on.  The other process is a child of ours (clone_vm_sharer()), so
+ * that a reap that strips the memory kills it, not this test.  Fails if
+ * no reap ended with result=shared (so also if nothing was queued), if
+ * the sharer's memory changed or it died, or if kill_reap counted a reap.
+ */
+static int test_clone_vm_partner(const char *root)
+{
+	int report[2] = { -1, -1 }, go[2] = { -1, -1 };
+	int ret = KSFT_FAIL, status, queued, i;
+	pid_t sharer = -1, pid = -1;
+	struct trace_event fin;
+	struct pair cg = { };
+
+	if (!have_tracefs())
+		return KSFT_SKIP;
+	if (pipe(report) || pipe(go) || covered_pair_traced(root, &cg))
 		goto out;
-	if (!trace_is(&fin, "result", "shared")) {
-		ksft_print_msg("reap_on_kill_finish: %s; want result=shared\n",
-			       fin.fields);
+	sharer = fork();
+	if (sharer == 0)
+		clone_vm_sharer(cg.leaf, report[1], go[0]);
+	if (sharer < 0)
+		goto out;
+	close(report[1]);
+	report[1] = -1;
+	if (read(report[0], &pid, sizeof(pid)) != sizeof(pid)) {
+		ksft_print_msg("the sharer reported no partner\n");
 		goto out;
 	}
-	i = pattern_bad_word(buf, buf, size);
-	if (i >= 0) {
-		ksft_print_msg("our memory changed at %ld\n", i);
+	/* Queued, and left alone because the sharer uses the memory. */
+	if (!trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND))
+		goto out;
+	queued = trace_find("reap_on_kill_queue", pid, NULL, 0);
+	if (queued != 1 || !trace_is(&fin, "result", "shared")) {
+		ksft_print_msg("%d reaps queued; reap_on_kill_finish: %s; want one, result=shared\n",
+			       queued, fin.fields);
+		goto out;
+	}
+	if (write(go[1], "g", 1) != 1)
+		goto out;
+	if (!waitpid_timeout(sharer, &status, TIMEOUT)) {
+		ksft_print_msg("the sharer did not finish\n");
+		sharer = -1;
+		goto out;
+	}
+	sharer = -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		ksft_print_msg("the sharer ended with status %#x (3: its memory changed; a signal: it was reaped)\n",
+			       status);
 		goto out;
 	}
 	if (events(cg.leaf, "memory.events", "kill_reap ") == 0)
 		ret = KSFT_PASS;
 out:
+	if (sharer > 0) {
+		kill(sharer, SIGKILL);
+		waitpid(sharer, &status, 0);
+	}
+	for (i = 0; i < 2; i++) {
+		if (report[i] >= 0)
+			close(report[i]);
+		if (go[i] >= 0)
+			close(go[i]);
+	}
 	trace_end();
 	pair_destroy(&cg);
-	munmap(stack, stack_size);
-	munmap(buf, size);
 	return ret;
 }
 
