@@ -1048,12 +1048,16 @@ static int test_hierarchy(const char *root)
 		ksft_print_msg("kill_reap not counted hierarchically\n");
 		goto out;
 	}
-	/* Off on both: no more reaps, not even queued. */
-	if (cg_write(cg.parent, "memory.reap_on_kill", "0"))
-		goto out;
+	/*
+	 * Off on both: no more reaps, not even queued.  The victim is ready
+	 * before the write, so that the kill comes while the static key is
+	 * still on (it goes off a second after the last write of 0).
+	 */
 	pid = spawn_victim(cg.leaf, &a);
 	if (pid < 0 ||
-	    kill_expect(cg.leaf, pid, 0, false, "off on the parent and the leaf"))
+	    kill_expect(cg.leaf, pid,
+			cg_write(cg.parent, "memory.reap_on_kill", "0"), false,
+			"off on the parent and the leaf"))
 		goto out;
 	if (events(cg.leaf, "memory.events", "kill_reap ") != 2)
 		goto out;
