@@ -925,17 +925,18 @@ static bool reaped_at_least(pid_t pid, long long min_kb,
 }
 
 /*
- * Spawn a spinning 64 MiB victim of @cg->leaf (@mode), starve it, and
+ * Spawn a spinning 64 MiB victim (@mode) in @in, @cg->leaf or a cgroup
+ * below it, starve it (@cg->leaf beside the hog under @cg->parent), and
  * kill it with @sig (0: it dies of its own timer, V_ITIMER).  The reap
  * itself must give back three quarters of it: its finish event says
- * result=reaped with freed >= 48 MiB, memory.current falls below 16 MiB,
- * and the victim, starved, did not run since the kill (ran_since()), so
- * its own exit freed none of it.  Then the victim may run its exit; its
- * status goes to @status.  Call with tracing begun.  Return: 0, or -1
- * (said why).
+ * result=reaped with freed >= 48 MiB, @cg->leaf's memory.current falls
+ * below 16 MiB, and the victim, starved, did not run since the kill
+ * (ran_since()), so its own exit freed none of it.  Then the victim may
+ * run its exit; its status goes to @status.  Call with tracing begun.
+ * Return: 0, or -1 (said why).
  */
-static int kill_starved_reaped(struct pair *cg, int sig, enum victim_mode mode,
-			       int *status)
+static int kill_starved_reaped(struct pair *cg, const char *in, int sig,
+			       enum victim_mode mode, int *status)
 {
 	struct victim_args a = { .size = MB(64), .mode = mode, .spin = true };
 	struct trace_event fin;
@@ -943,7 +944,7 @@ static int kill_starved_reaped(struct pair *cg, int sig, enum victim_mode mode,
 	pid_t pid, hog;
 	long usage;
 
-	pid = spawn_victim(cg->leaf, &a);
+	pid = spawn_victim(in, &a);
 	if (pid < 0)
 		return -1;
 	hog = kill_starved(cg->parent, cg->leaf, pid, sig, &usage);
@@ -1008,43 +1009,50 @@ out:
 }
 
 /*
- * Set on the parent, the setting covers the leaf (which reads 0), also one
- * created after the write, and the leaf cannot opt out; kill_reap counts
- * hierarchically.  Each covered kill is of a starved victim that the reap
- * itself must strip (kill_starved_reaped()).  Off on both, a kill queues
- * no reap (the trace).  Fails if a covered kill is not reaped, or reaped
- * by its own exit only.
+ * Set on a cgroup, the setting covers a cgroup below it (which reads 0),
+ * also one created after the write, and that cannot opt out; kill_reap
+ * counts hierarchically.  Each covered kill is of a starved victim that
+ * the reap itself must strip (kill_starved_reaped()).  Off on both, a kill
+ * queues no reap (the trace).  The covered cgroup sits below the pair's
+ * parent, so that the busy loop that starves the victim, beside it, is
+ * not covered.  Fails if a covered kill is not reaped, or reaped by its
+ * own exit only.
  */
 static int test_hierarchy(const char *root)
 {
 	struct victim_args a = { .size = MB(64), .mode = V_PAUSE };
-	struct pair cg = { };
 	int ret = KSFT_FAIL, status;
+	struct pair cg = { };
+	char *leaf = NULL;
 	pid_t pid;
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
-	if (pair_create(root, &cg) || trace_begin(reap_events))
+	/* cg.leaf is the covered cgroup, leaf the victims' below it. */
+	if (pair_create(root, &cg) || trace_begin(reap_events) ||
+	    cg_write(cg.leaf, "cgroup.subtree_control", "+memory +cpu"))
 		goto out;
+	leaf = cg_name(cg.leaf, "leaf");
 	/*
-	 * Set on the parent: the leaf reads 0 but is covered, also when it
-	 * is created after the write ...
+	 * The leaf reads 0 but is covered, also when it is created after
+	 * the write ...
 	 */
-	if (cg_write(cg.parent, "memory.reap_on_kill", "1") ||
-	    cg_destroy(cg.leaf) || cg_create(cg.leaf) ||
-	    cg_read_strcmp(cg.leaf, "memory.reap_on_kill", "0\n"))
+	if (!leaf || cg_create(leaf) ||
+	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
+	    cg_destroy(leaf) || cg_create(leaf) ||
+	    cg_read_strcmp(leaf, "memory.reap_on_kill", "0\n"))
 		goto out;
-	if (kill_starved_reaped(&cg, SIGKILL, V_PAUSE, &status) ||
-	    !expect_reaps(cg.leaf, 1))
+	if (kill_starved_reaped(&cg, leaf, SIGKILL, V_PAUSE, &status) ||
+	    !expect_reaps(leaf, 1))
 		goto out;
 	/* ... and cannot opt out. */
-	if (cg_write(cg.leaf, "memory.reap_on_kill", "0") ||
-	    kill_starved_reaped(&cg, SIGKILL, V_PAUSE, &status) ||
-	    !expect_reaps(cg.leaf, 2))
+	if (cg_write(leaf, "memory.reap_on_kill", "0") ||
+	    kill_starved_reaped(&cg, leaf, SIGKILL, V_PAUSE, &status) ||
+	    !expect_reaps(leaf, 2))
 		goto out;
-	if (events(cg.leaf, "memory.events.local", "kill_reap ") != 2 ||
-	    events(cg.parent, "memory.events", "kill_reap ") != 2 ||
-	    events(cg.parent, "memory.events.local", "kill_reap ") != 0) {
+	if (events(leaf, "memory.events.local", "kill_reap ") != 2 ||
+	    events(cg.leaf, "memory.events", "kill_reap ") != 2 ||
+	    events(cg.leaf, "memory.events.local", "kill_reap ") != 0) {
 		ksft_print_msg("kill_reap not counted hierarchically\n");
 		goto out;
 	}
@@ -1053,17 +1061,21 @@ static int test_hierarchy(const char *root)
 	 * before the write, so that the kill comes while the static key is
 	 * still on (it goes off a second after the last write of 0).
 	 */
-	pid = spawn_victim(cg.leaf, &a);
+	pid = spawn_victim(leaf, &a);
 	if (pid < 0 ||
-	    kill_expect(cg.leaf, pid,
-			cg_write(cg.parent, "memory.reap_on_kill", "0"), false,
+	    kill_expect(leaf, pid,
+			cg_write(cg.leaf, "memory.reap_on_kill", "0"), false,
 			"off on the parent and the leaf"))
 		goto out;
-	if (events(cg.leaf, "memory.events", "kill_reap ") != 2)
+	if (events(leaf, "memory.events", "kill_reap ") != 2)
 		goto out;
 	ret = KSFT_PASS;
 out:
 	trace_end();
+	if (leaf) {
+		cg_destroy(leaf);
+		free(leaf);
+	}
 	pair_destroy(&cg);
 	return ret;
 }
@@ -1202,7 +1214,7 @@ static int test_events_notify(const char *root)
 		ksft_print_msg("cannot watch %s: %s\n", path, strerror(errno));
 		goto out;
 	}
-	if (kill_starved_reaped(&cg, SIGKILL, V_PAUSE, &status) ||
+	if (kill_starved_reaped(&cg, cg.leaf, SIGKILL, V_PAUSE, &status) ||
 	    !expect_reaps(cg.leaf, 1))
 		goto out;
 	if (poll(&pfd, 1, 10000) != 1) {
@@ -1377,7 +1389,7 @@ static int trigger(const char *root, int sig, enum victim_mode mode,
 	    cg_write(cg.leaf, "memory.reap_on_kill", "1") ||
 	    trace_begin(reap_oom_events))
 		goto out;
-	if (kill_starved_reaped(&cg, sig, mode, &status) ||
+	if (kill_starved_reaped(&cg, cg.leaf, sig, mode, &status) ||
 	    !expect_reaps(cg.leaf, 1))
 		goto out;
 	if (!WIFSIGNALED(status) || WTERMSIG(status) != want_termsig) {
@@ -1426,10 +1438,13 @@ static int test_trigger_cgroup_kill(const char *root)
 		goto out;
 	for (n = 0; n < 4; n++) {
 		pid[n] = spawn_victim(cg.leaf, &a);
-		if (pid[n] < 0 || (n && pin_last_cpu(pid[n])))
+		if (pid[n] < 0)
 			goto reap;
 	}
 	/* All four starved beside the hog, then cgroup.kill. */
+	for (i = 1; i < n; i++)
+		if (pin_last_cpu(pid[i]))
+			goto reap;
 	hog = kill_starved(cg.parent, cg.leaf, pid[0], 0, &usage);
 	if (usage < 0 || cg_write(cg.leaf, "cgroup.kill", "1"))
 		goto reap;
@@ -4924,9 +4939,12 @@ static int test_oom_group(const char *root)
 	cg_write(cg.leaf, "memory.swap.max", "0");
 	for (n = 0; n < 3; n++) {
 		pid[n] = spawn_victim(cg.leaf, &a);
-		if (pid[n] < 0 || (n && pin_last_cpu(pid[n])))
+		if (pid[n] < 0)
 			goto reap;
 	}
+	for (i = 1; i < n; i++)
+		if (pin_last_cpu(pid[i]))
+			goto reap;
 	hog = kill_starved(cg.parent, cg.leaf, pid[0], 0, &usage);
 	if (usage < 0)
 		goto reap;
