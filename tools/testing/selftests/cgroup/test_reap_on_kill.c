@@ -69,7 +69,9 @@ struct victim_args {
 	/*
 	 * Wait to be killed spinning in user space, not in pause(): cpu.max
 	 * then throttles the victim, and kill_when_throttled() kills it while
-	 * it is throttled, so that its exit path cannot run before the reap.
+	 * it is throttled; starved beside a busy loop (kill_starved()), it
+	 * has used up its share when it is killed, and no lag lets it run its
+	 * exit before the reap.
 	 */
 	bool spin;
 };
