@@ -5,9 +5,12 @@
  * (reaping a live process's memory, breaking robust futexes, garbage for
  * remote readers, truncated core dumps, OOM-victim state).
  *
- * Most victims are throttled to 1% by cpu.max once they have allocated,
- * so that their exit path crawls and whatever freed their memory quickly
- * can only have been the reaper.
+ * A victim whose memory the reap must free is starved beside a busy loop
+ * once it has allocated (kill_starved()), so that its exit path cannot
+ * run and whatever freed its memory can only have been the reap, which
+ * the trace confirms (reaped_at_least()).  cpu.max does not do that on
+ * mainline, where a killed task runs its exit at once; it still throttles
+ * victims whose exit may run.
  */
 #define _GNU_SOURCE
 
