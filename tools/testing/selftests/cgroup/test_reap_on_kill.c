@@ -4373,7 +4373,8 @@ static int group_kill_storm(struct pair *cg)
 	hog = kill_starved(cg->parent, cg->leaf, pid, SIGKILL, &usage);
 	if (usage < 0)
 		goto out;
-	if (syscall(SYS_tgkill, pid, (pid_t)tid, SIGKILL) ||
+	/* (The other thread may be gone already: ESRCH.) */
+	if ((syscall(SYS_tgkill, pid, (pid_t)tid, SIGKILL) && errno != ESRCH) ||
 	    kill(pid, SIGTERM) || cg_write(cg->leaf, "cgroup.kill", "1") ||
 	    kill(pid, SIGKILL)) {
 		ksft_print_msg("the later kills failed: %s\n", strerror(errno));
