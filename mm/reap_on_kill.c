@@ -1,60 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memory.reap_on_kill: expedited reaping of killed processes
+ * memory.reap_on_kill: reap a killed process without waiting for it
  *
- * A killed process gives its memory back when it runs its own exit path.
- * If the victim is throttled by cpu.max, confined to a slow or busy CPU,
- * niced, or blocked in the kernel, that can take seconds, and whoever
- * killed it to relieve memory pressure (systemd-oomd, lmkd, the OOM
- * killer, cgroup.kill) sees no relief and may kill again.
+ * A killed process frees its memory in its own exit path, late if it is
+ * throttled, starved or blocked.  With memory.reap_on_kill in effect for
+ * its memory cgroup, complete_signal() queues a reap as the group exit
+ * starts, and a worker of an unbound high-priority workqueue unmaps the
+ * private memory with the OOM reaper's walk, outside the victim's cpu.max.
  *
- * With memory.reap_on_kill set on a memory cgroup or any of its ancestors,
- * the moment a signal becomes fatal to the whole thread group of a task in
- * that subtree, the private memory of its address space is unmapped by a
- * worker of an unbound, high-priority workqueue, as the OOM reaper would:
- * not in the victim's context, so none of the victim's CPU limits apply.
- *
- * The pieces, in the order a kill runs through them:
- *
- * complete_signal() -> reap_on_kill_queue()
- *	Runs under the victim's siglock with interrupts off, maybe in hard-IRQ
- *	context (an itimer's SIGALRM), once per process, as its group exit
- *	starts.  Behind a static key, it reads whether the memcg of a live
- *	thread has the setting in effect (kept per memcg by every write),
- *	takes a task reference, and queues a reap allocated as the signal
- *	path allocates its sigqueue: with GFP_ATOMIC, accounted.
- *	The reap hangs on the victim's signal_struct until that is freed.
- *	In task context it also pins the mm with a trylock of the task lock;
- *	where it cannot, see below.
- *
- * exit_mm() -> reap_on_kill_exit_mm()
- *	A victim that runs its exit path before the worker did pins the mm on
- *	its way out.  This closes the window in which every thread passed
- *	exit_mm() while a /proc reader, AIO or process_vm_readv() keeps the mm
- *	alive but out of reach of its tasks: either the kill path, the worker
- *	(under task_lock) or the last exiting thread pins it.  The worker
- *	keeps the pin until the reap is over, then closes the slot, so a pin
- *	can never be left behind.
- *
- * reap_on_kill_work()
- *	Leaves the mm alone if any other process uses it (a CLONE_VM partner,
- *	a vfork parent or child): that process may live on, or have robust
- *	futex lists of its own in the memory.  Otherwise it unmaps private
- *	memory under mmap_lock taken for read, with the OOM reaper's own
- *	__oom_reap_task_mm().  The lock is only ever trylocked: while a
- *	writer holds it (often the victim itself, throttled inside mmap() or
- *	munmap()), the work is queued again after
- *	a short delay instead of waiting, see reap_retry().  Remote
- *	readers get errors, not zeroes or file contents, for reaped memory,
- *	see reap_mm_locked().  Robust futex lists are honoured, see
- *	reap_keep_robust_lists().
- *
- * What it never does: it does not make the victim an OOM victim (no
- * TIF_MEMDIE, no signal->oom_mm, no access to memory reserves), does not
- * change how the OOM killer sees it (see reap_mm_locked()), adds no
- * signal semantics and no syscall, and costs kill() a patched-out branch
- * while no cgroup uses it; while one does, a fatal signal to a process
- * outside covered cgroups costs a look at its memcg.
+ * Unlike the OOM reaper, this is not an OOM kill: the victim gets no
+ * TIF_MEMDIE, oom_mm or reserves, and the OOM killer sees it as it sees
+ * any killed process (see reap_mm_locked()).  The worker never sleeps on
+ * the victim: mmap_lock is trylocked and nothing is faulted in; the work
+ * is queued again instead (reap_retry()).  Robust futex lists are kept
+ * for the exit path (reap_keep_robust_lists()), and an mm that another
+ * process uses is left alone (reap_mm_shared()).
  */
 
 #include <linux/cgroup.h>
@@ -82,39 +42,28 @@
 #include <trace/events/reap_on_kill.h>
 
 /*
- * On while any memory cgroup has the setting.  Turning a static key on or
- * off patches the kernel text on every CPU, isolated ones too; a loop of
- * writes in a delegated cgroup must not be a way to do that at will, so
- * the last one off takes effect a second later, and a write that turns it
- * on again within that second patches nothing: at most two patches a
- * second, however fast the writes come.
+ * On while any memory cgroup has the setting.  Deferred, so that a loop of
+ * writes in a delegated cgroup patches the text of every CPU at most twice
+ * a second.
  */
 DEFINE_STATIC_KEY_DEFERRED_FALSE(reap_on_kill_key, HZ);
 
 /**
  * struct reap_on_kill - the reap of a killed process
- * @dwork: runs the reap on reap_on_kill_wq, at once, and again after a
- *	delay while the victim holds mmap_lock for writing or has a robust
- *	futex list out of memory
- * @mm: the address space to reap, pinned with mmgrab(), or NULL if no
- *	task had it at hand yet; set once, by cmpxchg(), and closed by the
- *	worker when the reap is over (see reap_pin_mm())
- * @task: the thread the fatal signal was sent to, referenced until the
- *	reap is done
- * @memcg_id: cgroup ID of the victim's memory cgroup at kill time
- * @queued_ns: local_clock(), on the CPU of the kill, when the reap was
- *	queued
+ * @dwork: runs the reap, again later while it cannot be done yet
+ * @mm: the address space, pinned with mmgrab(); NULL until pinned,
+ *	REAP_MM_TAKEN once the reap is over (see reap_pin_mm())
+ * @task: the thread the fatal signal was sent to, referenced
+ * @memcg_id: cgroup ID of the victim's memory cgroup at the kill
+ * @queued_ns: local_clock() at the kill
  * @started_ns: local_clock() when the worker first ran
  * @attempts: how many times the worker ran
- * @robust_reads: words of robust futex lists the worker read so far, and
- *	threads it looked at, over all attempts
+ * @robust_reads: robust list reads so far, see REAP_ROBUST_BUDGET
  * @fenced: no thread of the victim runs user code any more
  *
- * Allocated by the kill path from reap_on_kill_cache and hung on the
- * victim's signal_struct, where it stays until that is freed: a process
- * is killed at most once, and what is hung there tells set_robust_list()
- * and exit_mm() that a reap is pending or done.  Fields past @task are
- * only touched by the worker, which runs one attempt at a time.
+ * Hung on the victim's signal_struct until that is freed: a process
+ * group-exits once, and set_robust_list() and exit_mm() look there for a
+ * pending reap.  Fields past @task belong to the worker.
  */
 struct reap_on_kill {
 	struct delayed_work dwork;
@@ -130,12 +79,7 @@ struct reap_on_kill {
 
 static struct workqueue_struct *reap_on_kill_wq;
 
-/*
- * The kill path allocates reaps as it allocates the signal's sigqueue:
- * with GFP_ATOMIC, under siglock, maybe in an interrupt, accounted (to
- * the sender's memcg in task context).  A kill that finds no memory for
- * one is a plain kill.
- */
+/* Allocated as the sigqueue is: GFP_ATOMIC, accounted; or a plain kill. */
 static struct kmem_cache *reap_on_kill_cache;
 
 /* Serializes writers of memcg->reap_on_kill and its propagation. */
@@ -150,11 +94,9 @@ static DEFINE_MUTEX(reap_on_kill_mutex);
 #define REAP_KEEP_MAX		16
 
 /*
- * Words of robust futex lists the worker reads for one reap, over all its
- * attempts, before it gives up and keeps the whole address space; each
- * thread it looks at counts as one.  A glibc thread with an empty list
- * costs 4, so a process of 100 threads waiting for a list head in swap
- * is walked again for the whole REAP_RETRY_TIMEOUT_MS within it.
+ * Robust list words read (and threads looked at) for one reap over all its
+ * attempts, before it keeps the whole address space: the worker's time is
+ * not charged to the victim.
  */
 #define REAP_ROBUST_BUDGET	262144
 
@@ -169,14 +111,9 @@ struct reap_keep {
 };
 
 /*
- * Does unmapping @vma give anything back?  Unlike the OOM reaper, we skip
- * a private file mapping without an anon_vma: it was never written (a
- * copy-on-write fault sets one up first), so it maps page-cache pages
- * only, and unmapping those frees nothing.  Program text and read-only
- * data are left to the victim's exit_mmap() rather than cost the worker a
- * page-table walk.  One that gets an anon_vma while we look (a remote
- * writer, the exit path's own futex writes) is left too: it is kept or
- * freed as by the victim's exit, which is never wrong.
+ * A private file mapping without an anon_vma was never written and maps
+ * only page cache: unmapping it frees nothing, so program text is left to
+ * exit_mmap() rather than cost the worker a page-table walk.
  */
 static bool reap_vma_worth_it(struct vm_area_struct *vma)
 {
@@ -184,11 +121,8 @@ static bool reap_vma_worth_it(struct vm_area_struct *vma)
 }
 
 /*
- * Give a pending reap its address space, which the caller keeps alive for
- * the duration.  The first caller wins; once the reap is over, @rok->mm stays
- * REAP_MM_TAKEN and later callers lose.  A loser's mmdrop() is never the
- * final one: the caller's own reference (task->mm under task_lock, or
- * current->mm) holds mm_count above ours.
+ * The first pin wins; after the reap, REAP_MM_TAKEN makes every pin lose.
+ * A loser's mmdrop() is never the last: the caller holds its own reference.
  */
 static void reap_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm)
 {
@@ -200,10 +134,8 @@ static void reap_pin_mm(struct reap_on_kill *rok, struct mm_struct *mm)
 }
 
 /*
- * task_lock() is not irq-safe, so it cannot be waited for under siglock;
- * a trylock adds no lock dependency.  From an interrupt we do not even try
- * (task_lock() is never taken there, and PREEMPT_RT forbids it), and the
- * worker finds the mm itself.
+ * Under siglock, only a trylock of the irq-unsafe task_lock() adds no lock
+ * dependency; in an interrupt, not even that.  The worker finds it later.
  */
 static bool reap_pin_mm_now(struct reap_on_kill *rok, struct task_struct *p)
 {
@@ -217,10 +149,7 @@ static bool reap_pin_mm_now(struct reap_on_kill *rok, struct task_struct *p)
 
 static void reap_on_kill_work(struct work_struct *work);
 
-/*
- * The cgroup ID of @p's memory cgroup if memory.reap_on_kill is in effect
- * there, else 0 (no cgroup has that ID).
- */
+/* @p's memory cgroup's ID if the setting is in effect there, else 0. */
 static u64 reap_covered_memcg_id(struct task_struct *p)
 {
 	struct cgroup_subsys_state *css;
@@ -277,11 +206,7 @@ void __reap_on_kill_free(struct reap_on_kill *rok)
 	kmem_cache_free(reap_on_kill_cache, rok);
 }
 
-/*
- * The pinned mm, pinning it first through any thread that still has it if
- * neither the kill path nor exit_mm() could.  Once set, the slot keeps its
- * pin until reap_put_mm(): later pins lose the cmpxchg() and drop theirs.
- */
+/* The pinned mm, pinned here through a thread if no one else could. */
 static struct mm_struct *reap_get_mm(struct reap_on_kill *rok)
 {
 	struct task_struct *p;
@@ -305,33 +230,36 @@ static void reap_put_mm(struct reap_on_kill *rok)
 		mmdrop(mm);
 }
 
+static bool reap_vma_kept(const struct reap_keep *keep,
+			  const struct vm_area_struct *vma)
+{
+	unsigned int i;
+
+	for (i = 0; i < keep->nr; i++)
+		if (keep->vma[i] == vma)
+			return true;
+	return false;
+}
+
 #ifdef CONFIG_FUTEX
 static void reap_fence_ipi(void *unused)
 {
 }
 
 /*
- * Wait until no thread of the victim can run user code again, so that its
- * robust lists change only through its own exit path.  Every thread got
- * TIF_SIGPENDING under siglock before the work was queued: one off a CPU
- * returns to user mode only through exit_to_user_mode(), which acts on the
- * SIGKILL first, and one on a CPU does the same as our IPI returns.
- * Uprobes let none through: uprobe_deny_signal() holds the signal back
- * only until the out-of-line step is aborted, unexecuted, and what a probe
- * writes for the thread lies below its stack pointer.
+ * Make sure no thread of the victim runs user code again, so that its
+ * robust lists change only in its exit path.  Each thread got
+ * TIF_SIGPENDING before the work was queued: one off a CPU acts on it
+ * before it returns to user mode, one on a CPU as our IPI returns.
+ * uprobe_deny_signal() holds the signal back only until the out-of-line
+ * step is aborted.
  *
  * Kernel code may still end a robust unlock after the fence: the vDSO
  * unlock fix-up on interrupt exit (futex_fixup_robust_unlock()) and
  * FUTEX_ROBUST_UNLOCK (futex_robust_unlock(), futex_unlock_pi()) only ever
- * clear list_op_pending, the thread's own &head->list_op_pending as the C
- * library passes it, so we keep at worst more than the exit path needs.
- * A late store into a reaped private word concerns only the dying process:
- * a waiter in another process shares the page, which is never reaped.
- *
- * set_robust_list() is the one way a thread already in the kernel could
- * point its exit path at another list: it stores the pointer under
- * task_lock() unless a reap was queued, and we read the pointers under the
- * same lock (see reap_on_kill_robust_list_begin()).
+ * clear list_op_pending, so we keep at worst more than the exit path
+ * needs.  set_robust_list() stores no list once SIGKILL is pending, and
+ * stores under task_lock(), under which we read the pointers.
  */
 static void reap_fence_user_mode(struct reap_on_kill *rok)
 {
@@ -357,17 +285,12 @@ static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
 	unsigned long start = untagged_addr_remote(mm, (unsigned long)uaddr);
 	unsigned long addr[2] = { start, start + size - 1 };
 	struct vm_area_struct *vma;
-	unsigned int i, k;
+	unsigned int k;
 
 	for (k = 0; k < ARRAY_SIZE(addr); k++) {
 		vma = vma_lookup(mm, addr[k]);
-		if (!vma)
-			continue;	/* the exit path faults there anyway */
-		if (!oom_reap_vma_wanted(vma))
-			continue;	/* stays in place anyway */
-		for (i = 0; i < keep->nr && keep->vma[i] != vma; i++)
-			;
-		if (i < keep->nr)
+		/* No VMA: the exit path faults anyway; unwanted: stays anyway. */
+		if (!vma || !oom_reap_vma_wanted(vma) || reap_vma_kept(keep, vma))
 			continue;
 		if (keep->nr == REAP_KEEP_MAX)
 			return false;
@@ -377,19 +300,13 @@ static bool reap_keep_range(struct reap_keep *keep, struct mm_struct *mm,
 }
 
 /*
- * Read @size bytes at @addr, within one page, through the page tables, as
- * the victim's own read will find them but without faulting: whatever the
- * PTE's protection bits say (NUMA hinting, access bit aged, protection
- * keys, which a kthread's view of user memory would trip over), a present
- * page is read.  Called with mmap_lock held and under RCU, so a hugetlb
- * VMA, whose walk may sleep for its VMA lock, is not read.
+ * Read @size bytes at @addr, within one page, from the page tables as the
+ * victim's exit path would find them, without faulting.  Under RCU, so
+ * hugetlb (whose walk may sleep) is not read.
  *
- * Return: 0 if @dst was filled in; -EFAULT where the victim's read will
- * fault for good (no VMA there, or one it may not access), so that it
- * stops walking the list; -EAGAIN where it would have to fault the page
- * in (swapped out, under migration, a userfaultfd or guard region), or
- * for a hugetlb page; -EOPNOTSUPP where we cannot read what it would
- * (secret memory, PFN and I/O mappings).
+ * Return: 0; -EFAULT where the exit path's read fails for good (its walk
+ * stops there); -EAGAIN where that read would fault the page in, or for
+ * hugetlb; -EOPNOTSUPP for memory without a readable struct page.
  */
 static int reap_read_page(struct mm_struct *mm, void *dst, unsigned long addr,
 			  size_t size)
@@ -419,17 +336,7 @@ static int reap_read_page(struct mm_struct *mm, void *dst, unsigned long addr,
 	return 0;
 }
 
-/**
- * reap_read_user - read the victim's memory as the exit path will
- * @keep: the walk's state, with its read budget
- * @mm: the victim's address space, with mmap_lock held
- * @dst: where to copy to
- * @uptr: where the victim's exit path reads
- * @size: how much, less than a page
- *
- * Return: 0, -EFAULT, -EAGAIN as for reap_read_page(), or -E2BIG once the
- * budget is spent.
- */
+/* reap_read_page() for @size < PAGE_SIZE anywhere; -E2BIG past budget. */
 static int reap_read_user(struct reap_keep *keep, struct mm_struct *mm,
 			  void *dst, const void __user *uptr, size_t size)
 {
@@ -461,18 +368,16 @@ static int reap_fetch_entry(struct reap_keep *keep, struct mm_struct *mm,
 	return 0;
 }
 
-/* A read that fails for good ends the walk of a list, as in the exit path. */
+/* A read that fails for good ends the walk, as in exit_robust_list(). */
 static int reap_list_end(int ret)
 {
 	return ret == -EFAULT ? 0 : ret;
 }
 
 /*
- * Collect what exit_robust_list() will read and write of one thread's list,
- * reading in its order and stopping where it stops: the head, each entry
- * and its futex word, and the pending entry's futex word.  An empty list
- * needs nothing kept: the exit path reads the head, and if that faults it
- * has no mutex to release anyway.
+ * Keep what exit_robust_list() will touch of one list, read in its order
+ * and limit: the head, each entry and its futex word, the pending one's
+ * word.  An empty list needs nothing: no mutex to release.
  */
 static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
 				 struct robust_list_head __user *head)
@@ -516,11 +421,7 @@ static int reap_keep_robust_list(struct reap_keep *keep, struct mm_struct *mm,
 	return 0;
 }
 
-/*
- * Collect what the exit path needs of thread @t's list.  Looking at a
- * thread costs one read of the budget too, so that a walk that starts
- * again (see reap_next_thread()) stays bounded with empty lists as well.
- */
+/* A thread costs one read too: restarted walks stay bounded. */
 static int reap_keep_thread_list(struct reap_keep *keep,
 				 struct mm_struct *mm, struct task_struct *t)
 {
@@ -530,10 +431,7 @@ static int reap_keep_thread_list(struct reap_keep *keep,
 	if (!keep->budget)
 		return -E2BIG;
 	keep->budget--;
-	/*
-	 * Once a reap is queued, set_robust_list() changes no list; the exit
-	 * path may still clear one it walked (futex_cleanup()), unlocked.
-	 */
+	/* See reap_fence_user_mode(); the exit path clears it unlocked. */
 	task_lock(t);
 	head = READ_ONCE(t->futex.robust_list);
 #ifdef CONFIG_COMPAT
@@ -546,12 +444,9 @@ static int reap_keep_thread_list(struct reap_keep *keep,
 }
 
 /*
- * The thread after @t, in an RCU read-side section that we may leave in
- * between to let the CPU go: a thread's list may take thousands of reads.
- * @t, pinned meanwhile, may have left the thread list by then (it went
- * through its exit path, robust list and all), and with it our place:
- * start again from the first thread.  What is kept only grows, threads
- * only leave, and the budget bounds the reads done again.
+ * The thread after @t, letting the CPU go in between.  If @t left the
+ * thread list meanwhile (its exit path walked its list), start again: what
+ * is kept only grows, and the budget bounds the reads done again.
  */
 static struct task_struct *reap_next_thread(struct signal_struct *sig,
 					    struct task_struct *t)
@@ -575,36 +470,22 @@ static struct task_struct *reap_next_thread(struct signal_struct *sig,
 }
 
 /**
- * reap_keep_robust_lists - find what the victim's exit path still needs
+ * reap_keep_robust_lists - keep what the victim's exit path still needs
  * @rok: the reap
  * @keep: VMAs to leave in place
  * @mm: the victim's address space, with mmap_lock held for reading
  *
- * When a thread holding a robust mutex dies, its exit path walks its robust
- * futex list in user memory and marks each mutex FUTEX_OWNER_DIED, so that
- * waiters in other processes get EOWNERDEAD.  Had we unmapped that memory,
- * the walk would fault and the waiters would block forever; this is why the
- * OOM reaper waits two seconds before it starts.  We do better: glibc
- * registers a list head for every thread, but a list is empty unless the
- * thread holds a robust mutex, and then the exit path needs no memory at
- * all.  Otherwise we walk the list as the exit path will and keep every VMA
- * it touches that the reap would unmap; the rest is reaped at once.
+ * A dying thread's exit path marks the robust mutexes on its list
+ * FUTEX_OWNER_DIED, in user memory; unmapped, waiters in other processes
+ * would block forever (hence the OOM reaper's two-second delay).  Most
+ * lists are empty, and need no memory; for the others we keep every VMA
+ * the exit path will touch and reap the rest at once.
  *
- * The lists are read through the page tables, without faulting, after
- * reap_fence_user_mode() stopped user space from changing them; what the
- * kernel may still change on the victim's behalf, and how a thread inside
- * set_robust_list() is kept from changing its list, are described there.
- * Where the exit path's own read will fail, its walk of that list ends,
- * and so does ours.  A list in a page the exit path would have to fault in (the
- * head in the TLS of an idle thread that was swapped out, say) we do not
- * fault in ourselves: a fault from here may charge a memory cgroup at its
- * limit and invoke its OOM killer on the victim's behalf, or wait for ever
- * on a dead file server.  We leave it to that thread's exit path, which
- * faults it in as it would without us and then clears its list pointer;
- * meanwhile nothing is reaped, and reap_retry() walks the lists again.
- * A compat list, a list spread over more than REAP_KEEP_MAX VMAs, or more
- * than REAP_ROBUST_BUDGET reads for the reap, over all its walks, keep the
- * whole address space: the worker's time is not the victim's cpu.max.
+ * We never fault a list in: that could charge the victim's memcg, OOM on
+ * its behalf or block on a dead file server.  A list not resident waits
+ * for its thread's exit path, which faults it in and clears the pointer
+ * (-EAGAIN, see reap_retry()).  A compat list, more than REAP_KEEP_MAX
+ * VMAs or REAP_ROBUST_BUDGET reads keep the whole address space.
  *
  * Return: 0; -EAGAIN to try again later; another negative errno if nothing
  * may be reaped.
@@ -643,29 +524,7 @@ static int reap_keep_robust_lists(struct reap_on_kill *rok,
 }
 #endif /* CONFIG_FUTEX */
 
-static bool reap_vma_kept(const struct reap_keep *keep,
-			  const struct vm_area_struct *vma)
-{
-	unsigned int i;
-
-	for (i = 0; i < keep->nr; i++)
-		if (keep->vma[i] == vma)
-			return true;
-	return false;
-}
-
-/*
- * The kill path and the worker read local_clock(): the kill path runs under
- * siglock with interrupts off, maybe in hard-IRQ context, where
- * local_clock() costs a per-CPU sched_clock() read while ktime_get_ns()
- * reads the clocksource (HPET: microseconds) in the timekeeping seqcount
- * loop.  Read on two CPUs (an unbound worker may also move between two
- * attempts), it can go backwards by as much as the CPUs' clocks differ
- * (local_clock() keeps that to about a tick where sched_clock() is not
- * stable): report 0 then, not a huge u64.  The trace buffer's default
- * clock, "local", is sched_clock(), which local_clock() is wherever the
- * TSC is stable, so the events' own timestamps compare with these.
- */
+/* local_clock() read on two CPUs may go backwards: report 0 then. */
 static u64 reap_ns_between(u64 from, u64 to)
 {
 	return to > from ? to - from : 0;
@@ -677,11 +536,7 @@ static bool reap_vma_skipped(struct vm_area_struct *vma, void *keep)
 	return !reap_vma_worth_it(vma) || (keep && reap_vma_kept(keep, vma));
 }
 
-/*
- * What a reap gives back to the system: anonymous pages and swap entries.
- * Unmapping a private file mapping's page-cache page frees nothing, and
- * shared memory stays with its other users.
- */
+/* What a reap can give back: anonymous pages and swap entries. */
 static unsigned long reap_mm_private(struct mm_struct *mm)
 {
 	return get_mm_counter_sum(mm, MM_ANONPAGES) +
@@ -689,15 +544,10 @@ static unsigned long reap_mm_private(struct mm_struct *mm)
 }
 
 /*
- * Unmap what can go; called with mmap_lock held for reading.  @keep is NULL
- * once the mm has no users left (__mmput() owns it): the robust lists were
- * walked in exit_mm().
- *
- * *@freed is how far reap_mm_private() fell while we unmapped, read under
- * the lock.  It also includes what the victim freed meanwhile: exit_mmap()
- * when we reap beside it (no lock keeps it out of our way), or a thread
- * caught inside munmap() or madvise() after the kill.  It stays 0 when the
- * reap did not start.
+ * Unmap what can go, with mmap_lock held for reading.  @keep is NULL once
+ * mm_users is 0: every thread walked its robust list in exit_mm().
+ * *@freed is how far reap_mm_private() fell meanwhile, which includes what
+ * a concurrent exit_mmap() freed.
  */
 static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 					       struct mm_struct *mm,
@@ -707,10 +557,7 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	unsigned long before;
 	bool complete;
 
-	/*
-	 * The OOM reaper got here first, or exit_mmap() is past the point
-	 * where it unmaps and is about to free the page tables.
-	 */
+	/* The OOM reaper or exit_mmap() got here first. */
 	if (mm_flags_test(MMF_OOM_SKIP, mm))
 		return REAP_ON_KILL_DONE_ELSEWHERE;
 	if (keep) {
@@ -725,33 +572,13 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	}
 
 	/*
-	 * __oom_reap_task_mm() sets MMF_UNSTABLE, which also makes swapoff
-	 * skip the mm (unuse_mm()) until the victim exits, as after the OOM
-	 * reaper (see the documentation).
+	 * MMF_UNSTABLE, set by __oom_reap_task_mm(), makes a remote reader's
+	 * fault on a reaped page fail rather than map a zero page or the
+	 * file's bytes, and makes swapoff skip the mm, as after the OOM
+	 * reaper.  The kept VMAs hold what the victim wrote: a fault there is
+	 * a swap-in, which MMF_UNSTABLE does not fail.
 	 *
-	 * What a remote reader (/proc/pid/mem, process_vm_readv(), ptrace)
-	 * that faults on a reaped page then gets, as after the OOM reaper:
-	 * in anonymous memory, do_anonymous_page() sees MMF_UNSTABLE and
-	 * fails the fault, so the reader gets an error, not a zero page.  In
-	 * a private file mapping, finish_fault() and fault-around
-	 * (filemap_map_pages()) fail it too, rather than map the file's
-	 * page-cache pages where the victim's own copies were.  Private file
-	 * mappings never written are not unmapped (reap_vma_worth_it()):
-	 * what is mapped there reads as before.
-	 *
-	 * The VMAs kept for the robust lists stay usable by the exit path:
-	 * what it reads there the victim wrote (list heads, held mutexes),
-	 * so a fault there is a swap-in, which MMF_UNSTABLE does not fail,
-	 * and reclaim no longer even swaps out anonymous folios that only an
-	 * MMF_UNSTABLE mm maps (folio_referenced_one()).  Only the futex
-	 * word of a pending entry may be in a page never written, whose
-	 * fault MMF_UNSTABLE fails: a mutex the thread was about to take or
-	 * had just released in private memory no one else can wait on.
-	 */
-	/*
-	 * The victim's exit records the high-water mark of its RSS for
-	 * getrusage() and taskstats (do_exit()): from what it had, not from
-	 * what we left it.
+	 * getrusage() and taskstats report the RSS the victim had.
 	 */
 	update_hiwater_rss(mm);
 	before = reap_mm_private(mm);
@@ -762,14 +589,9 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	*freed = before - min(before, reap_mm_private(mm));
 
 	/*
-	 * Unlike the OOM reaper, we leave MMF_OOM_SKIP to exit_mmap(): the
-	 * OOM killer must see this process as it sees any killed one.  With
-	 * the flag, oom_badness() would skip it and task_will_free_mem()
-	 * would fail for it, so an OOM that comes before it exits would kill
-	 * another process instead of waiting for this one, although what we
-	 * leave behind (hugetlb, shared memory, page tables, kept VMAs) is
-	 * only freed by its exit.  Should the OOM killer pick it, the OOM
-	 * reaper finds little left to do and sets the flag itself.
+	 * Unlike the OOM reaper, leave MMF_OOM_SKIP to exit_mmap(): the OOM
+	 * killer sees this process as any killed one, and waits for what we
+	 * left (page tables, hugetlb, kept VMAs) rather than kill another.
 	 */
 	if (!complete || (keep && keep->nr))
 		return REAP_ON_KILL_PARTIAL;
@@ -777,18 +599,11 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 }
 
 /*
- * Does a process other than the victim use @mm?  Then it is not ours to
- * reap: the other process may live on (CLONE_VM partner, vfork parent or
- * child), and even a dying one walks robust futex lists we do not see.
- *
- * Mostly, the victim's threads hold all of mm_users, and then no other
- * process can: every task whose ->mm is @mm holds a reference until
- * after it cleared ->mm, and no process can start sharing it any more
- * (copy_process() fails in a group that is exiting).  We read mm_users
- * before the threads' ->mm, so a thread that drops both meanwhile is not
- * counted while its reference is.  Anything else holding a reference
- * (a sharer, or only a passing get_task_mm()) takes us to a scan of every
- * process, as task_will_free_mem() does.
+ * Does another process use @mm (CLONE_VM, vfork)?  It may live on, or
+ * have robust lists we do not see.  If the victim's threads hold every
+ * mm_users reference, no one else can (copy_process() fails in an exiting
+ * group); otherwise scan, as task_will_free_mem() does.  mm_users is read
+ * first, so a thread that drops both meanwhile is counted as a sharer.
  */
 static bool reap_mm_shared(struct task_struct *victim, struct mm_struct *mm)
 {
@@ -822,25 +637,10 @@ out:
  * @keep: VMAs left for robust futexes, filled in here
  * @freed: memory given back, see reap_mm_locked()
  *
- * We take no mm_users reference, only mmap_lock for reading, as the OOM
- * reaper does.  That is enough: exit_mmap() unmaps under mmap_lock for
- * reading too, and sets MMF_OOM_SKIP before it takes the lock for writing
- * to free the page tables and VMAs, so we unmap alongside it at worst.
- * A reference would make us the last user whenever the victim's threads
- * exit while we work: its final mmput() would move the whole teardown
- * (page tables, file mappings, exit_aio()) to our worker, outside the
- * victim's cpu.max, and make every exiting thread that owns the mm look
- * for a new owner through every process (mm_update_next_owner()).
- *
- * While the victim's threads hold mm_users, the robust lists matter, and
- * who else uses the mm.  Once it is zero, every thread walked its robust
- * list in exit_mm(), and no other process can hold it: the victim may be
- * crawling through exit_mmap() at 1% of a CPU, and we just unmap.  If the
- * last thread lets go after we looked, we keep VMAs that no one needs
- * any more, which exit_mmap() frees soon after.
- *
- * A core dump never runs into a reap: the kill path does not queue one for
- * a dumping process, and once the group is dying no dump can start.
+ * Like the OOM reaper, we hold mmap_lock for reading and no mm_users
+ * reference: exit_mmap() sets MMF_OOM_SKIP before it write-locks to free
+ * the page tables.  A reference could make the worker the last user, and
+ * move the whole teardown outside the victim's cpu.max.
  *
  * Return: REAP_ON_KILL_CONTENDED if mmap_lock was taken (try again
  * later), or how the reap ended.
@@ -868,19 +668,8 @@ static enum reap_on_kill_result reap_mm(struct reap_on_kill *rok,
 }
 
 /*
- * memory.events:kill_reap counts the reaps that gave memory back, which is
- * what an admin watching it wants to know, not every reap that ran: one
- * that found only hugetlb, PFN, shared or clean file mappings, or an
- * address space exit_mmap() had already emptied, is not counted.
- *
- * It is counted where the tracepoints report it: in the memory cgroup the
- * victim was in when it was killed (and, in memory.events, its ancestors),
- * which, unless the victim moved since it allocated, is the one its pages
- * are charged to.  That cgroup is known by ID only: pinning it from the
- * kill path would keep a removed cgroup until the worker ran.  If it is
- * gone, the victim's cgroup of now stands in.  freed counts pages that
- * left the victim's page tables; one shared copy-on-write with a forked
- * child stays in memory with the child.
+ * kill_reap counts reaps that gave memory back, in the memory cgroup of the
+ * kill (known by ID, so as not to pin a removed one), else the victim's.
  */
 static void reap_count_event(struct reap_on_kill *rok)
 {
@@ -911,24 +700,11 @@ static void reap_count_event(struct reap_on_kill *rok)
  * @rok: the reap
  * @result: how this attempt ended
  *
- * Two things make the worker wait rather than give up, both because the
- * victim is in the middle of something it will finish on its way out:
- * mmap_lock held for writing (or with a writer queued), often by the
- * victim itself, throttled or starved inside mmap(), munmap(), brk() or
- * fork(), which is just when the reap is needed; and a robust futex list
- * in pages that are not resident, which its thread's exit path will fault
- * in (see reap_keep_robust_lists()).  mmap_lock is only ever trylocked, so
- * that a writer cannot wedge a worker; the work is queued again instead,
- * holding the task reference and the mm pin but no mm_users reference.
- *
- * The delay doubles from a jiffy up to REAP_RETRY_MAX_MS, so the memory
- * comes back at most that long after the victim let go.  Each attempt
- * costs a timer, a trylock and, for a robust list, a walk of the lists,
- * all walks of one reap sharing REAP_ROBUST_BUDGET: a reap that spends it
- * ends, freeing nothing.  Attempts end when the reap could be done, when
- * exit_mmap() set MMF_OOM_SKIP, or after REAP_RETRY_TIMEOUT_MS: a victim
- * stuck that long (in D state with mmap_lock held, say) frees its memory
- * itself, if ever, and the reap ends with @result.
+ * mmap_lock write-locked (often by the victim itself, throttled inside
+ * mmap() or fork()) and a robust list not resident are both things the
+ * victim finishes on its way out; a writer must not wedge the worker, so
+ * the work is queued again, with a delay doubling from a jiffy to
+ * REAP_RETRY_MAX_MS, for at most REAP_RETRY_TIMEOUT_MS.
  *
  * Return: true if the work was queued again.
  */
@@ -991,11 +767,9 @@ static void reap_on_kill_work(struct work_struct *work)
 }
 
 /*
- * memcg->reap_on_kill is what was written; memcg->reap_on_kill_effective is
- * whether it or any ancestor has it, which is what decides a kill.  Writers
- * recompute the subtree under reap_on_kill_mutex; a new cgroup inherits
- * under the same mutex, and is visible to the walk before it is onlined,
- * so neither can miss the other.
+ * reap_on_kill_effective: set here or on an ancestor.  Writers recompute
+ * the subtree, and a new cgroup inherits, under reap_on_kill_mutex; a new
+ * cgroup is visible to the walk before it is onlined.
  */
 static void reap_on_kill_propagate(struct mem_cgroup *memcg)
 {
@@ -1023,10 +797,7 @@ void reap_on_kill_css_online(struct mem_cgroup *memcg)
 	mutex_unlock(&reap_on_kill_mutex);
 }
 
-/*
- * A removed cgroup has no tasks left to kill, but may linger offline for
- * as long as pages are charged to it: let the key go now.
- */
+/* An offline cgroup has no tasks to kill, but may linger: drop the key. */
 void reap_on_kill_css_offline(struct mem_cgroup *memcg)
 {
 	mutex_lock(&reap_on_kill_mutex);
@@ -1079,13 +850,9 @@ ssize_t memory_reap_on_kill_write(struct kernfs_open_file *of, char *buf,
 static int __init reap_on_kill_init(void)
 {
 	/*
-	 * Unbound and high priority: not limited by the victim's cpu.max,
-	 * cpuset or nice level, and one worker per victim so that many
-	 * victims are reaped in parallel.  WQ_MEM_RECLAIM provides a
-	 * rescuer, as memory is short when we are needed most; the rescuer
-	 * runs items one by one, and none of them sleeps for a lock or faults
-	 * memory in: whatever the victim holds is waited for by queueing the
-	 * work again.
+	 * Unbound and high priority, outside the victim's cpu.max, cpuset and
+	 * nice level; a rescuer, as memory is short when we are needed, and
+	 * no item ever sleeps on the victim.
 	 */
 	reap_on_kill_wq = alloc_workqueue("reap_on_kill",
 					  WQ_UNBOUND | WQ_HIGHPRI |

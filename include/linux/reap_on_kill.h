@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * memory.reap_on_kill: strip a killed process's memory from a workqueue,
- * without waiting for the victim to run its exit path.
+ * memory.reap_on_kill: reap a killed process without waiting for it.
  * See Documentation/admin-guide/cgroup-v2.rst and mm/reap_on_kill.c.
  */
 #ifndef _LINUX_REAP_ON_KILL_H
@@ -21,25 +20,20 @@ struct seq_file;
 #ifdef CONFIG_MEMCG_REAP_ON_KILL
 
 /**
- * enum reap_on_kill_result - how a reap ended
- * @REAP_ON_KILL_DONE: all private memory unmapped ("reaped" in the trace)
- * @REAP_ON_KILL_PARTIAL: unmapped, but VMAs kept for robust futexes, or
- *	an MMU notifier would have blocked ("partial")
- * @REAP_ON_KILL_EXITED: the victim freed its memory before the worker
- *	came ("exited")
- * @REAP_ON_KILL_SHARED: another process uses the address space
- *	("shared")
+ * enum reap_on_kill_result - how a reap ended, in reap_on_kill_finish
+ * @REAP_ON_KILL_DONE: all private memory unmapped ("reaped")
+ * @REAP_ON_KILL_PARTIAL: VMAs kept for robust futexes, or an MMU notifier
+ *	would have blocked ("partial")
+ * @REAP_ON_KILL_EXITED: the victim's mm was gone ("exited")
+ * @REAP_ON_KILL_SHARED: another process uses the mm ("shared")
  * @REAP_ON_KILL_DONE_ELSEWHERE: the OOM reaper or exit_mmap() got there
  *	first ("done_elsewhere")
- * @REAP_ON_KILL_CONTENDED: mmap_lock stayed write-locked while the worker
- *	tried again for REAP_RETRY_TIMEOUT_MS ("mmap_lock_contended")
- * @REAP_ON_KILL_ROBUST_UNKNOWN: robust futex lists that could not be
- *	followed kept the whole address space ("robust_list_unreadable")
- * @REAP_ON_KILL_ROBUST_NOT_RESIDENT: a robust futex list stayed in pages
- *	that are not resident, and its thread did not run its exit path,
- *	while the worker tried again ("robust_list_not_resident")
- *
- * Reported by the reap_on_kill_finish tracepoint.
+ * @REAP_ON_KILL_CONTENDED: mmap_lock stayed write-locked
+ *	("mmap_lock_contended")
+ * @REAP_ON_KILL_ROBUST_UNKNOWN: unreadable robust lists kept the whole mm
+ *	("robust_list_unreadable")
+ * @REAP_ON_KILL_ROBUST_NOT_RESIDENT: a robust list stayed out of memory
+ *	("robust_list_not_resident")
  */
 enum reap_on_kill_result {
 	REAP_ON_KILL_DONE,
@@ -62,11 +56,9 @@ void __reap_on_kill_free(struct reap_on_kill *rok);
  * reap_on_kill_live_thread - the thread whose memcg and mm decide a kill
  * @p: the task a fatal signal was sent to; its siglock is held
  *
- * For kill() of a process, @p is its leader, which may have exited and
- * stayed behind in its old cgroup while its threads moved on
- * (cgroup_migrate_add_task() skips exiting tasks); then complete_signal()
- * made a live thread signal->curr_target.  A live thread has the
- * process's memcg and mm.
+ * A zombie leader stays in its old cgroup while its threads move on
+ * (cgroup_migrate_add_task() skips exiting tasks); complete_signal() made
+ * a live thread signal->curr_target.
  */
 static inline struct task_struct *reap_on_kill_live_thread(struct task_struct *p)
 {
@@ -77,9 +69,8 @@ static inline struct task_struct *reap_on_kill_live_thread(struct task_struct *p
  * reap_on_kill_covered - does the memory cgroup of @p's process ask for a reap?
  * @p: the task a fatal signal was sent to; its siglock is held
  *
- * siglock, with interrupts off (or rcu_read_lock() in PREEMPT_RT's
- * spinlocks), keeps the memcg from being freed under us.  Inline: this is
- * what every fatal signal pays while any cgroup uses the file.
+ * siglock keeps the memcg alive.  Inline: every fatal signal pays it
+ * while any cgroup uses the file.
  */
 static inline bool reap_on_kill_covered(struct task_struct *p)
 {
@@ -95,9 +86,8 @@ static inline bool reap_on_kill_covered(struct task_struct *p)
  * reap_on_kill_queue - queue a reap if @p's memory cgroup asks for one
  * @p: the task a fatal signal was sent to; its siglock is held
  *
- * Called from complete_signal() as it starts the group exit, which happens
- * once per process.  While no memory cgroup has memory.reap_on_kill set,
- * this is a patched-out branch.
+ * Called from complete_signal() as it starts the group exit, once per
+ * process.  A patched-out branch while no memory cgroup uses the file.
  */
 static inline void reap_on_kill_queue(struct task_struct *p)
 {
@@ -110,9 +100,8 @@ static inline void reap_on_kill_queue(struct task_struct *p)
  * reap_on_kill_exit_mm - hand the address space to a pending reap
  * @mm: current's address space, which exit_mm() is about to drop
  *
- * The last moment a killed process's mm is reachable from its tasks: after
- * this, only other references (a /proc reader, AIO, process_vm_readv())
- * may keep it alive, unreaped, for as long as they like.
+ * The last moment the mm is reachable from the victim's tasks; a /proc
+ * reader or AIO may keep it alive after that.
  */
 static inline void reap_on_kill_exit_mm(struct mm_struct *mm)
 {
@@ -130,35 +119,6 @@ static inline void reap_on_kill_free(struct signal_struct *sig)
 {
 	if (unlikely(sig->reap_on_kill))
 		__reap_on_kill_free(sig->reap_on_kill);
-}
-
-/**
- * reap_on_kill_robust_list_begin - set_robust_list() against a reap's walk
- *
- * A reap reads the robust futex lists of the victim's threads once, to
- * keep what their exit paths will read (reap_keep_robust_lists()).  A
- * thread still inside set_robust_list() when its process is killed could
- * otherwise register a list after that read, which its exit path would
- * then walk in reaped memory.  Under task_lock(), which the reap takes to
- * read each thread's list, either the reap reads the new list or the
- * thread finds that a reap was queued (it reads the lists only after the
- * kill queued it) and fails the call with -EINTR: as if the fatal signal
- * had come before the call.  The thread never returns to user space to
- * see it; a tracer's get_robust_list() and audit see the old list and the
- * failure.
- *
- * Return: whether current may store its new list; call
- * reap_on_kill_robust_list_end() either way.
- */
-static inline bool reap_on_kill_robust_list_begin(void)
-{
-	task_lock(current);
-	return !READ_ONCE(current->signal->reap_on_kill);
-}
-
-static inline void reap_on_kill_robust_list_end(void)
-{
-	task_unlock(current);
 }
 
 void reap_on_kill_css_online(struct mem_cgroup *memcg);
@@ -182,15 +142,6 @@ static inline void reap_on_kill_free(struct signal_struct *sig)
 }
 
 static inline void reap_on_kill_css_online(struct mem_cgroup *memcg)
-{
-}
-
-static inline bool reap_on_kill_robust_list_begin(void)
-{
-	return true;
-}
-
-static inline void reap_on_kill_robust_list_end(void)
 {
 }
 

@@ -19,19 +19,10 @@ TRACE_DEFINE_ENUM(REAP_ON_KILL_ROBUST_UNKNOWN);
 TRACE_DEFINE_ENUM(REAP_ON_KILL_ROBUST_NOT_RESIDENT);
 
 /*
- * memcg_id is the cgroup ID of the victim's memory cgroup at the kill,
- * which is the inode number of its cgroupfs directory.  delay_ns (queued
- * to started) and duration_ns (started to finished) are local_clock()
- * differences, 0 if the clocks of two CPUs made one negative.  retries is
- * how often the worker came back later (mmap_lock write-locked, a robust
- * list not resident), and duration_ns includes those waits.  anon_swap is
- * the victim's anonymous memory and swap when the worker first ran, which
- * is what a reap can give back; freed is how much of it the reap gave
- * back, and kept_vmas how many VMAs it left for robust futexes: both 0
- * unless result is reaped or partial.  robust_reads is the work the walks
- * of robust futex lists did over all attempts, in words read plus threads
- * looked at; robust_list_unreadable with robust_reads at the budget
- * (262144) means the reap gave up on the lists' account.
+ * memcg_id: the cgroup ID (inode number) of the victim's memory cgroup at
+ * the kill.  anon_swap, freed: pages (printed in kB).  *_ns: local_clock()
+ * differences.  retries: attempts after the first.  robust_reads: robust
+ * list words read plus threads looked at, over all attempts.
  */
 TRACE_EVENT(reap_on_kill_queue,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id, bool mm_pinned),
@@ -46,47 +37,34 @@ TRACE_EVENT(reap_on_kill_queue,
 		      __entry->pid, __entry->memcg_id, __entry->mm_pinned)
 );
 
-TRACE_EVENT(reap_on_kill_start,
-	    TP_PROTO(struct task_struct *task, u64 memcg_id,
-		     unsigned long anon_swap, u64 delay_ns),
-	    TP_ARGS(task, memcg_id, anon_swap, delay_ns),
-	    TP_STRUCT__entry(__field(pid_t, pid)
-			     __field(u64, memcg_id)
-			     __field(unsigned long, anon_swap)
-			     __field(u64, delay_ns)),
-	    TP_fast_assign(__entry->pid = task->tgid;
-			   __entry->memcg_id = memcg_id;
-			   __entry->anon_swap = anon_swap;
-			   __entry->delay_ns = delay_ns;),
-	    TP_printk("pid=%d memcg_id=%llu anon_swap=%lukB delay_ns=%llu",
-		      __entry->pid, __entry->memcg_id,
-		      __entry->anon_swap << (PAGE_SHIFT - 10),
-		      __entry->delay_ns)
+/* The worker starts (its first attempt), then starts to unmap. */
+DECLARE_EVENT_CLASS(reap_on_kill_step,
+		    TP_PROTO(struct task_struct *task, u64 memcg_id,
+			     unsigned long anon_swap, u64 delay_ns),
+		    TP_ARGS(task, memcg_id, anon_swap, delay_ns),
+		    TP_STRUCT__entry(__field(pid_t, pid)
+				     __field(u64, memcg_id)
+				     __field(unsigned long, anon_swap)
+				     __field(u64, delay_ns)),
+		    TP_fast_assign(__entry->pid = task->tgid;
+				   __entry->memcg_id = memcg_id;
+				   __entry->anon_swap = anon_swap;
+				   __entry->delay_ns = delay_ns;),
+		    TP_printk("pid=%d memcg_id=%llu anon_swap=%lukB delay_ns=%llu",
+			      __entry->pid, __entry->memcg_id,
+			      __entry->anon_swap << (PAGE_SHIFT - 10),
+			      __entry->delay_ns)
 );
 
-/*
- * The worker unmaps: it started delay_ns after the kill queued the reap
- * (the worker's wake-up, then the fence, the robust lists' walk, the check
- * for other users of the mm, and any waits for mmap_lock), with anon_swap,
- * the victim's anonymous memory and swap, to unmap.
- */
-TRACE_EVENT(reap_on_kill_unmap,
-	    TP_PROTO(struct task_struct *task, u64 memcg_id,
-		     unsigned long anon_swap, u64 delay_ns),
-	    TP_ARGS(task, memcg_id, anon_swap, delay_ns),
-	    TP_STRUCT__entry(__field(pid_t, pid)
-			     __field(u64, memcg_id)
-			     __field(unsigned long, anon_swap)
-			     __field(u64, delay_ns)),
-	    TP_fast_assign(__entry->pid = task->tgid;
-			   __entry->memcg_id = memcg_id;
-			   __entry->anon_swap = anon_swap;
-			   __entry->delay_ns = delay_ns;),
-	    TP_printk("pid=%d memcg_id=%llu anon_swap=%lukB delay_ns=%llu",
-		      __entry->pid, __entry->memcg_id,
-		      __entry->anon_swap << (PAGE_SHIFT - 10),
-		      __entry->delay_ns)
-);
+DEFINE_EVENT(reap_on_kill_step, reap_on_kill_start,
+	     TP_PROTO(struct task_struct *task, u64 memcg_id,
+		      unsigned long anon_swap, u64 delay_ns),
+	     TP_ARGS(task, memcg_id, anon_swap, delay_ns));
+
+DEFINE_EVENT(reap_on_kill_step, reap_on_kill_unmap,
+	     TP_PROTO(struct task_struct *task, u64 memcg_id,
+		      unsigned long anon_swap, u64 delay_ns),
+	     TP_ARGS(task, memcg_id, anon_swap, delay_ns));
 
 TRACE_EVENT(reap_on_kill_finish,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id,
