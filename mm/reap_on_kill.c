@@ -53,7 +53,8 @@ DEFINE_STATIC_KEY_DEFERRED_FALSE(reap_on_kill_key, HZ);
  * @dwork: runs the reap, again later while it cannot be done yet
  * @mm: the address space, pinned with mmgrab(); NULL until pinned,
  *	REAP_MM_TAKEN once the reap is over (see reap_pin_mm())
- * @task: the thread the fatal signal was sent to, referenced
+ * @task: a live thread of the victim at the kill, referenced: it keeps
+ *	the signal_struct, and so this reap, alive
  * @memcg_id: cgroup ID of the victim's memory cgroup at the kill
  * @queued_ns: local_clock() at the kill
  * @started_ns: local_clock() when the worker first ran
@@ -62,8 +63,8 @@ DEFINE_STATIC_KEY_DEFERRED_FALSE(reap_on_kill_key, HZ);
  * @fenced: no thread of the victim runs user code any more
  *
  * Hung on the victim's signal_struct until that is freed: a process
- * group-exits once, and set_robust_list() and exit_mm() look there for a
- * pending reap.  Fields past @task belong to the worker.
+ * group-exits once, and exit_mm() looks there for a pending reap.  Fields
+ * past @task belong to the worker.
  */
 struct reap_on_kill {
 	struct delayed_work dwork;
@@ -221,7 +222,7 @@ static struct mm_struct *reap_get_mm(struct reap_on_kill *rok)
 	return READ_ONCE(rok->mm);
 }
 
-/* Drop the pin, if any, and close the slot for good. */
+/* Drop the pin, if any, and close the slot: a later pin would leak. */
 static void reap_put_mm(struct reap_on_kill *rok)
 {
 	struct mm_struct *mm = xchg(&rok->mm, REAP_MM_TAKEN);
@@ -256,10 +257,14 @@ static void reap_fence_ipi(void *unused)
  *
  * Kernel code may still end a robust unlock after the fence: the vDSO
  * unlock fix-up on interrupt exit (futex_fixup_robust_unlock()) and
- * FUTEX_ROBUST_UNLOCK (futex_robust_unlock(), futex_unlock_pi()) only ever
- * clear list_op_pending, so we keep at worst more than the exit path
- * needs.  set_robust_list() stores no list once SIGKILL is pending, and
- * stores under task_lock(), under which we read the pointers.
+ * FUTEX_ROBUST_UNLOCK (futex_robust_unlock(), futex_unlock_pi()) only
+ * clear list_op_pending or release a futex word: we keep at worst more than
+ * the exit path needs, and a late store into a reaped private word
+ * concerns only the dying process.
+ *
+ * set_robust_list() registers a list under task_lock() and not once
+ * SIGKILL is pending; the kill made it pending before queue_work(), which
+ * orders it before our task_lock().
  */
 static void reap_fence_user_mode(struct reap_on_kill *rok)
 {
@@ -445,8 +450,9 @@ static int reap_keep_thread_list(struct reap_keep *keep,
 
 /*
  * The thread after @t, letting the CPU go in between.  If @t left the
- * thread list meanwhile (its exit path walked its list), start again: what
- * is kept only grows, and the budget bounds the reads done again.
+ * thread list meanwhile (its exit path walked its list), its next pointer
+ * may be stale: start again.  What is kept only grows, and the budget
+ * bounds the reads done again.
  */
 static struct task_struct *reap_next_thread(struct signal_struct *sig,
 					    struct task_struct *t)
@@ -576,7 +582,9 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	 * fault on a reaped page fail rather than map a zero page or the
 	 * file's bytes, and makes swapoff skip the mm, as after the OOM
 	 * reaper.  The kept VMAs hold what the victim wrote: a fault there is
-	 * a swap-in, which MMF_UNSTABLE does not fail.
+	 * a swap-in, which MMF_UNSTABLE does not fail.  Only a pending
+	 * entry's futex word may lie in a page never written, and then no
+	 * other process can wait on it.
 	 *
 	 * getrusage() and taskstats report the RSS the victim had.
 	 */
@@ -603,7 +611,7 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
  * have robust lists we do not see.  If the victim's threads hold every
  * mm_users reference, no one else can (copy_process() fails in an exiting
  * group); otherwise scan, as task_will_free_mem() does.  mm_users is read
- * first, so a thread that drops both meanwhile is counted as a sharer.
+ * first, so a thread that drops both meanwhile costs a scan, never a miss.
  */
 static bool reap_mm_shared(struct task_struct *victim, struct mm_struct *mm)
 {

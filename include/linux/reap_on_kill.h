@@ -9,7 +9,6 @@
 #include <linux/jump_label_ratelimit.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/signal.h>
-#include <linux/sched/task.h>
 
 struct kernfs_open_file;
 struct mm_struct;
@@ -69,8 +68,9 @@ static inline struct task_struct *reap_on_kill_live_thread(struct task_struct *p
  * reap_on_kill_covered - does the memory cgroup of @p's process ask for a reap?
  * @p: the task a fatal signal was sent to; its siglock is held
  *
- * siglock keeps the memcg alive.  Inline: every fatal signal pays it
- * while any cgroup uses the file.
+ * Interrupts off under siglock (rcu_read_lock() in PREEMPT_RT's spinlocks)
+ * is an RCU read side: the memcg stays alive.  Inline: every fatal signal
+ * pays it while any cgroup uses the file.
  */
 static inline bool reap_on_kill_covered(struct task_struct *p)
 {
