@@ -48,6 +48,9 @@ demo | full | oomd | curves | overhead) ;;
 *) die "usage: bench.sh demo|full|oomd|curves|overhead" ;;
 esac
 out=$BUILD/bench
+# The checkout the kernels and tools are built from, taken now: the
+# figures are published an hour later, when HEAD may have moved on.
+checkout=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)
 stock_kernel=$STOCK_OBJ/arch/x86/boot/bzImage
 
 # perf, for the profile in the curves (full and curves)
@@ -82,7 +85,7 @@ provenance() {
 	local obj=$1 id
 	id=$(vmlinux_build_id "$obj")
 	printf '# checkout %s (git describe --always --dirty), kernel build %s (vmlinux build ID %s), guest %s, 2 vCPUs, 3 GiB\n' \
-		"$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)" \
+		"$checkout" \
 		"${obj#"$TOP"/}" "${id:-unknown}" "$(cat "$BUILD/guest/accel" 2>/dev/null || echo unknown)"
 }
 
@@ -102,7 +105,7 @@ publish() {
 	done
 	{
 		echo "command=$cmd"
-		echo "checkout=$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+		echo "checkout=$checkout"
 		echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 		echo "base=$b"
 		echo "release=$(release_of "$b")"
