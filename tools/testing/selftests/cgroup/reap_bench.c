@@ -22,8 +22,11 @@
  * back 90% of the anonymous memory it held, by this task sampling
  * memory.current every 200us.  Each figure is the median of --reps runs,
  * with min and max.  A run in which a call the method depends on failed
- * (pidfd_open, the kill, process_mrelease, ...) is an error, not a time:
- * it is left out of the figure and reported with its errno.
+ * (pidfd_open, the kill, ...) is an error, not a time: it is left out of
+ * the figure and reported with its errno.  process_mrelease() failing
+ * with ESRCH is not: the victim was already past exit_mm(), and its
+ * memory comes back as its own exit frees it, which is what a killer
+ * like lmkd then sees; the run keeps its time, and a note counts them.
  *
  * Also timed, by the same poller: when the first 1% came back.  That is
  * an upper bound: in a guest of 2 vCPUs the poller competes with the
@@ -747,7 +750,8 @@ static void kill_victims(enum method m, const char *cg, struct victim_set *v,
 		r->calls++;
 		if (syscall(__NR_process_mrelease, v->pidfd[i], 0)) {
 			r->failed++;
-			run_fail(r, "process_mrelease", errno);
+			if (errno != ESRCH)
+				run_fail(r, "process_mrelease", errno);
 		}
 	}
 }
@@ -940,12 +944,18 @@ static void add_note(struct figure *f, enum method m, const char *label,
 	char what[160];
 	int len;
 
-	describe_error(what, sizeof(what), f);
 	f->note = ++nr_notes;
-	len = snprintf(notes + used, sizeof(notes) - used,
-		       "# [%d] %s, %s, %ld MiB x%d: %d of %d runs failed, left out: %s",
-		       f->note, method_name[m], label, size_mib, n,
-		       f->runs - f->ok, f->runs, what);
+	if (f->call) {
+		describe_error(what, sizeof(what), f);
+		len = snprintf(notes + used, sizeof(notes) - used,
+			       "# [%d] %s, %s, %ld MiB x%d: %d of %d runs failed, left out: %s",
+			       f->note, method_name[m], label, size_mib, n,
+			       f->runs - f->ok, f->runs, what);
+	} else {
+		len = snprintf(notes + used, sizeof(notes) - used,
+			       "# [%d] %s, %s, %ld MiB x%d: timed all the same where process_mrelease() found no mm (ESRCH)",
+			       f->note, method_name[m], label, size_mib, n);
+	}
 	if (len < 0 || (size_t)len >= sizeof(notes) - used)
 		return;
 	used += len;
@@ -1039,7 +1049,7 @@ static void print_row(const char *cond, long size_mib, int n, bool file,
 		fprintf(stderr, "\r\033[K");
 	snprintf(line, sizeof(line), "%-24s %5ld %3d", label, size_mib, n);
 	for (i = 0; i < row->nr; i++) {
-		if (row->f[i].call)
+		if (row->f[i].call || row->f[i].failed)
 			add_note(&row->f[i], row->m[i], label, size_mib, n);
 		format_cell(line, sizeof(line), &row->f[i]);
 		print_csv(cond, file, size_mib, n, row->m[i], &row->f[i]);
@@ -1100,7 +1110,8 @@ static void print_header(const struct opts *o)
 	if (o->methods[M_REAP] && o->workers[0] >= 0)
 		printf("#   reap w=W      %s\n",
 		       "the same, with oom_kill.reap_workers=W (0: the default)");
-	printf("# A run in which a call failed is an error, left out of the figure: [n]\n"
+	printf("# A run in which a call failed is an error, left out of the figure (a\n"
+	       "# process_mrelease() that found no mm is not: the run is timed): [n]\n"
 	       "# refers to a note under the table, err means every run failed.  A run\n"
 	       "# still waiting after --timeout (%ld s) counts as that long: >ms.\n",
 	       timeout_s);
