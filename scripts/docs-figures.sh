@@ -22,7 +22,9 @@
 #   <!--fig:NAME-->VALUE<!--/fig-->
 #       one figure inside a sentence: count.tests, count.stress,
 #       count.mutations (counted in the test sources), dur.NAME (a line
-#       of docs/results/durations, rounded and labelled "about").
+#       of docs/results/durations, rounded and labelled "about"),
+#       cost.kworker (the kworker CPU a covered kill adds, from
+#       mainline/reap_cost.txt).
 # When a result file is missing, its part says "no results yet: run
 # make bench"; nothing else is ever invented.
 #
@@ -61,21 +63,38 @@ value() {	# value NAME
 	count.stress) count_table "$TOP/tools/testing/selftests/cgroup/test_reap_on_kill_stress.c" ;;
 	count.mutations) find "$TOP/tests/mutations" -maxdepth 1 -name '*.patch' | wc -l | tr -d ' ' ;;
 	dur.*) dur "${1#dur.}" ;;
+	cost.kworker) cost_kworker ;;
 	*) die "unknown figure '$1'" ;;
 	esac
+}
+
+# cost.kworker: the kworker CPU a covered kill adds, from mainline's
+# reap_cost.txt ("# on - off per kill: +N us of kworker CPU, ..."), in ms.
+cost_kworker() {
+	local f=$RESULTS/mainline/reap_cost.txt us
+	us=$(sed -n 's/^# on - off per kill: +\{0,1\}\([-0-9.]*\) us of kworker CPU.*/\1/p' "$f" 2>/dev/null | head -1)
+	if [ -z "$us" ]; then
+		echo "(no result yet: run make bench)"
+		return
+	fi
+	awk -v us="$us" 'BEGIN { printf "%.1f ms\n", us / 1000 }'
 }
 
 # meta FILE KEY: KEY's value in a .meta file (KEY=VALUE lines).
 meta() { sed -n "s/^$2=//p" "$1" | head -1; }
 
 # provenance META: one sentence saying where a table comes from.
+accel_name() {	# accel_name META: how the guest ran, in words
+	case $(meta "$1" accel) in
+	tcg*) echo "QEMU TCG software emulation" ;;
+	kvm*) echo "QEMU with KVM" ;;
+	*) echo "QEMU ($(meta "$1" accel))" ;;
+	esac
+}
+
 provenance() {
 	local m=$1 accel
-	case $(meta "$m" accel) in
-	tcg*) accel="QEMU TCG software emulation" ;;
-	kvm*) accel="QEMU with KVM" ;;
-	*) accel="QEMU ($(meta "$m" accel))" ;;
-	esac
+	accel=$(accel_name "$m")
 	printf 'Measured by `%s` under %s (%s): kernel %s, build ID `%s`, checkout `%s`, %s.\n' \
 		"$(meta "$m" command)" "$accel" "$(meta "$m" guest)" "$(meta "$m" release)" \
 		"$(meta "$m" build_id)" "$(meta "$m" checkout)" "$(meta "$m" date)"
@@ -143,25 +162,47 @@ render_why() {
 	echo
 	printf 'Time from `SIGKILL` until %s MiB of anonymous memory was 90%% back, as a\n' \
 		"$(cut -d'|' -f3 <<<"$rows" | head -1)"
-	echo "multiple of the time a freely running victim takes to free it itself;"
-	echo "median of $(meta "$m" runs) runs; \`>\`: still waiting at the timeout."
-	provenance "$m"
-	echo "Only the ratios carry over to real hardware. Source:"
-	echo "\`docs/results/mainline/matrix.csv\`; all conditions: [docs/benchmarks.md](docs/benchmarks.md)."
+	echo "multiple of the time the victim takes to free it itself when it runs freely"
+	printf '(1.0x = %.0f ms here); median of %s runs; `>`: still waiting at the timeout.\n' \
+		"$(cut -d'|' -f7 <<<"$rows" | head -1)" "$(meta "$m" runs)"
+	why_errors "$csv"
+	printf 'Kernel %s (mainline), under %s (%s): expect only the\n' \
+		"$(meta "$m" release)" "$(accel_name "$m")" "$(meta "$m" guest)"
+	echo "ratios, not the times, to carry over; nothing here ran on real hardware."
+	if [ -r "$RESULTS/6.12/matrix.csv" ]; then
+		printf "The Debian package's kernel, the 6.12 backport, has its own table in docs/benchmarks.md. "
+	else
+		printf "The Debian package's kernel is the 6.12 backport, whose figures are not published yet. "
+	fi
+	echo "Source: \`docs/results/mainline/matrix.csv\`."
+}
+
+# why_errors CSV: a note for the "error" cells of the README's table (the
+# rows render_why shows): what failed, from the CSV's error column.
+why_errors() {
+	awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$col["file"] != 0 || $col["median_ms"] != "err" { next }
+	$col["condition"] ~ /^(cpu\.weight 1 vs 100|cpu\.weight 1 vs 10000|io\.max D state|cpu\.max 1%|unthrottled)$/ {
+		e = $col["error"]
+		if (e in seen) next
+		seen[e] = 1
+		why = (e ~ /ESRCH/) ? ": the victim was already past `exit_mm()`" : ""
+		printf "`error`: every run had a call fail (`%s`%s), so there is no time to show.\n", e, why
+	}' "$1"
 }
 
 # Every condition, both bases, as ratios.
 render_matrix() {
-	local b csv m have=
+	local b csv m
 	for b in mainline 6.12; do
-		[ -r "$RESULTS/$b/matrix.csv" ] && [ -r "$RESULTS/$b/matrix.meta" ] && have="$have $b"
-	done
-	if [ -z "$have" ]; then
-		no_results "docs/results/BASE/matrix.csv"
-		return
-	fi
-	for b in $have; do
 		csv=$RESULTS/$b/matrix.csv m=$RESULTS/$b/matrix.meta
+		if [ ! -r "$csv" ] || [ ! -r "$m" ]; then
+			printf '**%s**: ' "$b"
+			no_results "docs/results/$b/matrix.csv"
+			echo
+			continue
+		fi
 		echo "**$(meta "$m" release)** ($b), as multiples of the unthrottled plain kill:"
 		echo
 		echo "| Victim condition | MiB | Victims | Plain | mrelease | reap_on_kill |"
