@@ -2230,7 +2230,10 @@ static int test_clone_vm_partner(const char *root)
 	close(report[1]);
 	report[1] = -1;
 	if (read(report[0], &pid, sizeof(pid)) != sizeof(pid)) {
-		ksft_print_msg("the sharer reported no partner\n");
+		waitpid_timeout(sharer, &status, 10 * SECOND);
+		sharer = -1;
+		ksft_print_msg("the sharer reported no partner: status %#x (a signal: its memory was reaped)\n",
+			       status);
 		goto out;
 	}
 	/* Queued, and left alone because the sharer uses the memory. */
@@ -2255,8 +2258,12 @@ static int test_clone_vm_partner(const char *root)
 			       status);
 		goto out;
 	}
-	if (events(cg.leaf, "memory.events", "kill_reap ") == 0)
-		ret = KSFT_PASS;
+	if (events(cg.leaf, "memory.events", "kill_reap ") != 0) {
+		ksft_print_msg("kill_reap %ld after a reap that freed nothing\n",
+			       events(cg.leaf, "memory.events", "kill_reap "));
+		goto out;
+	}
+	ret = KSFT_PASS;
 out:
 	if (sharer > 0) {
 		kill(sharer, SIGKILL);
@@ -4382,14 +4389,16 @@ static int group_kill_storm(struct pair *cg)
 	}
 	if (!reaped_at_least(pid, g.size / 1024 * 3 / 4, &fin) ||
 	    ran_since(cg->leaf, usage))
-		goto out;
+		goto count;
 	/* Time for a second (wrong) reap to show up. */
 	sleep_ms(500);
+	ret = 0;
+count:
 	queued = trace_find("reap_on_kill_queue", pid, NULL, 0);
 	finished = trace_find("reap_on_kill_finish", pid, NULL, 0);
 	reaps = events(cg->leaf, "memory.events", "kill_reap ") - before;
-	if (queued == 1 && finished == 1 && reaps == 1)
-		ret = 0;
+	if (queued != 1 || finished != 1 || reaps != 1)
+		ret = -1;
 out:
 	ksft_print_msg("five kills of a starved process: %d reaps queued, %d finished, kill_reap +%ld\n",
 		       queued, finished, reaps);
