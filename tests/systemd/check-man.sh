@@ -90,7 +90,7 @@ else
 	missing=
 	for phrase in 'Takes a boolean argument. Defaults to unset' 'memory.reap_on_kill' 'kill_reap' \
 		'systemctl stop sends SIGTERM' 'TimeoutStopSec=' 'Delegate=' 'slice.d/' \
-		'accepts this setting but ignores it' 'An empty assignment resets the setting to unset' \
+		'accepts this setting but does not apply it' 'An empty assignment resets the setting to unset' \
 		'systemctl revert removes' 'Reaping Killed Processes'; do
 		grep -qF -- "$phrase" <<<"$flat" || missing="$missing '$phrase'"
 	done
