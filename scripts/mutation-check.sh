@@ -16,7 +16,8 @@
 # unified diff against the composed kernel tree, which must apply as it is:
 # no fuzz (a context line that is gone means the patch no longer says what
 # it removes), offsets allowed and shown (the file moved on around an
-# unchanged context).  The mutants of base
+# unchanged context).  tests/mutations/KBASE/NAME.patch, where it exists,
+# replaces NAME.patch on that base.  The mutants of base
 # $KBASE are built in a copy of its tree (build/mutant/linux-KBASE, our
 # files copied, not linked) into build/obj/mutant-KBASE, so the patched
 # kernel is never touched; each base has its own, as a tree switched to
@@ -119,7 +120,9 @@ judge() {
 passed=0 failed=0
 want=${*:-$(cd "$TOP/tests/mutations" && ls ./*.patch | sed 's|^\./||; s|\.patch$||')}
 for name in $want; do
-	mut=$TOP/tests/mutations/$name.patch
+	# A base whose code differs where the protection sits has its own copy.
+	mut=$TOP/tests/mutations/$KBASE/$name.patch
+	[ -f "$mut" ] || mut=$TOP/tests/mutations/$name.patch
 	[ -f "$mut" ] || die "no mutation $name in tests/mutations"
 	log=$logs/$name
 	mapfile -t files < <(patched_files "$mut")
