@@ -22,6 +22,9 @@
 # execute moves the guest's clocks 2^SHIFT ns on, whatever the host is
 # doing, so a time measured in the guest is an instruction count (one
 # vCPU runs at a time; idle time still follows the host's clock).
+# GUEST_APPEND adds words to the kernel's command line (mutation-check.sh
+# passes oops=panic, so that a mutant's oops ends the guest at once instead
+# of leaving its test hung until the timeout).
 . "$(dirname "$0")/lib.sh"
 
 kernel=$OBJ/arch/x86/boot/bzImage
@@ -44,7 +47,7 @@ done
 case $TOP in
 *[[:space:]]*) die "the checkout's path has white space, which the guest's kernel command line cannot carry: $TOP" ;;
 esac
-append=
+append=${GUEST_APPEND:+ $GUEST_APPEND}
 if [ "$jobmode" = systemd ]; then
 	sddest=$(realpath -m "${SYSTEMD_DEST:-$SD/dest}")
 	case $sddest in
@@ -52,7 +55,7 @@ if [ "$jobmode" = systemd ]; then
 	*) die "the systemd install $sddest is not under the checkout, which the guest cannot see" ;;
 	esac
 	[ -x "$sddest/usr/lib/systemd/systemd" ] || die "no systemd in ${sddest#"$TOP"/}: run SD_BASE=$SD_BASE scripts/systemd-build.sh"
-	append=" reap.sdroot=${sddest#"$TOP"/}"
+	append="$append reap.sdroot=${sddest#"$TOP"/}"
 fi
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: install Debian package qemu-system-x86"
 "$TOP/scripts/build-initramfs.sh"

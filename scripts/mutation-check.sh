@@ -86,6 +86,8 @@ outcome() {
 # the mutation in TAP (the guest's exit status RC) to hit, those that prove
 # nothing to unproven.  A kernel report (RC 125) catches it, and explains
 # the results the binary did not get to print; a skip it does not explain.
+# The guest boots with oops=panic: an oops in a test that would then hang
+# ends the guest, and is reported, instead of running into the timeout.
 sort_outcomes() {
 	local bin=$1 tap=$2 rc=$3 t
 	shift 3
@@ -162,7 +164,7 @@ for name in $want; do
 		# The guest first prints its kernel's notes (the build ID): a
 		# test that fails on another kernel proves nothing.
 		# shellcheck disable=SC2016,SC2086 # $0 and $@ are for the guest's bash
-		"$TOP/scripts/guest-run.sh" --kernel "$obj/arch/x86/boot/bzImage" --timeout 1200 -- \
+		GUEST_APPEND=oops=panic "$TOP/scripts/guest-run.sh" --kernel "$obj/arch/x86/boot/bzImage" --timeout 1200 -- \
 			bash -c 'echo "notes $(od -An -v -tx1 /sys/kernel/notes | tr -d " \n")"; exec "$0" "$@"' \
 			"$TESTS_OUT/$bin" $args >"$log.$bin" 2>&1
 		rc=$?
