@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot the built kernel in QEMU and run one command in the guest.
 #
-#   guest-run.sh [--kernel BZIMAGE] [--timeout SECONDS] [--shell] [--systemd] [--] CMD...
+#   guest-run.sh [--kernel BZIMAGE] [--modules CPIO] [--timeout SECONDS] [--shell] [--systemd] [--] CMD...
 #
 # The command runs as root under bash in the guest's root (the host's root,
 # read-only, with a tmpfs overlay) with its working directory on a fresh
 # ext4 scratch disk.  Its output streams to the terminal; the whole console
-# is kept under build/guest/logs.  What the command writes to /job/out in
+# is kept under build/guest/logs.  --modules appends an initramfs of kernel
+# modules for guest/init to load (a distribution's kernel:
+# scripts/debian-kernel.sh).  What the command writes to /job/out in
 # the guest is copied to $GUEST_OUT, if set, with the console as
 # console.log.  With --systemd, the systemd built by
 # scripts/systemd-build.sh (build/systemd-SD_BASE/dest, or $SYSTEMD_DEST) is
@@ -28,12 +30,14 @@
 . "$(dirname "$0")/lib.sh"
 
 kernel=$OBJ/arch/x86/boot/bzImage
+modules=
 timeout=600
 mode=cmd
 jobmode=cmd
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
+	--modules) modules=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--shell) mode=shell; shift ;;
 	--systemd) jobmode=systemd; shift ;;
@@ -65,6 +69,13 @@ mkdir -p "$guest/logs"
 job=$(mktemp -d "$guest/job.XXXXXX")
 trap 'rm -rf "$job"' EXIT
 mkdir -p "$job/out"
+initrd=$guest/initramfs.cpio.gz
+if [ -n "$modules" ]; then
+	[ -f "$modules" ] || die "no modules initramfs at ${modules#"$TOP"/}"
+	# The kernel unpacks concatenated cpio archives one after the other.
+	initrd=$job/initramfs.cpio.gz
+	cat "$guest/initramfs.cpio.gz" "$modules" > "$initrd"
+fi
 stamp=$(date +%Y%m%d-%H%M%S)
 log=$guest/logs/console-$stamp-$$.log
 
@@ -115,7 +126,7 @@ qemu_argv() {
 	# shellcheck disable=SC2054 # commas inside QEMU option values
 	QEMU=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu"
 		-smp 2 -m "${GUEST_MEM:-3G}" -no-reboot -nodefaults
-		-kernel "$kernel" -initrd "$guest/initramfs.cpio.gz"
+		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyS0 quiet loglevel=5 log_buf_len=8M panic=-1 reap.mode=$mode reap.repo=$TOP$clock$append"
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$job,mount_tag=job,security_model=none,multidevs=remap"
