@@ -4,6 +4,10 @@
 # harness self-tests, then run kselftest binaries, one TAP file each.
 #   run-tests.sh OUTDIR TESTDIR TEST...
 #
+# A TEST named covered:BINARY runs BINARY again with memory.reap_on_kill=1
+# on the root it sees (guest/covered-run.sh); its files are named
+# covered:BINARY.tap and so on.
+#
 # The kernel log is taken, and cleared, before the first binary
 # (OUTDIR/boot.dmesg), after each binary, attempts included
 # (OUTDIR/TEST.dmesg), and at the end (OUTDIR/end.dmesg), so the host can
@@ -46,7 +50,11 @@ run_one() {
 	start=$(date +%s)
 	# Line-buffered: tests that fork would otherwise print buffered
 	# lines twice into the pipe.
-	timeout -k 10 "${TEST_TIMEOUT:-900}" stdbuf -oL -eL "$dir/$1" 2>&1 |
+	local cmd=("$dir/$1")
+	case $1 in
+	covered:*) cmd=("$(dirname "$0")/covered-run.sh" "$dir/${1#covered:}") ;;
+	esac
+	timeout -k 10 "${TEST_TIMEOUT:-900}" stdbuf -oL -eL "${cmd[@]}" 2>&1 |
 		tee "$2"
 	rc=${PIPESTATUS[0]}
 	take_log "$out/$1.dmesg"

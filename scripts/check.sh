@@ -240,7 +240,7 @@ summary_opts() {
 	local b=$1 t=$2 src list ours=0
 	opts=(-a "$TOP/tests/allowed-skips" -b "$b" -f "$flavour")
 	case " $OUR_TESTS " in *" $t "*) ours=1 ;; esac
-	src=$BUILD/linux-$b/tools/testing/selftests/cgroup/$t.c
+	src=$BUILD/linux-$b/tools/testing/selftests/cgroup/${t#covered:}.c
 	list=$tmp/$b-$t.expected
 	if "$TOP/scripts/subtests.sh" "$src" > "$list" 2> "$list.err"; then
 		opts+=(-e "$list")
@@ -252,7 +252,7 @@ summary_opts() {
 # check_base BASE: our and upstream's selftests on BASE's kernel; every
 # result line names the base.
 check_base() {
-	local b=$1 res rc build_id missing c known t summary lines p f s x first opts
+	local b=$1 res rc build_id missing c known flaky n t summary lines p f s x first opts
 	step "booting the $flavour $b kernel for the selftests"
 	res=$BUILD/results-$b
 	rm -rf "$res"
@@ -262,11 +262,15 @@ check_base() {
 	known=$BUILD/known-failures-$flavour-$b
 	cat "$TOP/tests/known-failures.$b" > "$known"
 	[ "$flavour" = debug ] && cat "$TOP/tests/known-failures.debug" >> "$known"
+	# The covered runs (COVERED_TESTS) inherit the lists of their binaries.
+	flaky=$BUILD/flaky-$b
+	sed -n 's/^test_/covered:test_/p' "$TOP/tests/flaky" | cat "$TOP/tests/flaky" - > "$flaky"
+	sed -n 's/^test_/covered:test_/p' "$known" >> "$known"
 	set +e
 	GUEST_OUT=$res "$TOP/scripts/guest-run.sh" --kernel "$(kobj "$b")/arch/x86/boot/bzImage" \
 		--timeout "${CHECK_TIMEOUT:-2400}" -- \
-		env KNOWN_FAILURES="$known" \
-		"$TOP/guest/run-tests.sh" /job/out "$BUILD/tests-$b/cgroup" $OUR_TESTS $UPSTREAM_TESTS
+		env KNOWN_FAILURES="$known" FLAKY="$flaky" \
+		"$TOP/guest/run-tests.sh" /job/out "$BUILD/tests-$b/cgroup" $OUR_TESTS $UPSTREAM_TESTS $COVERED_TESTS
 	rc=$?
 	set -e
 	if [ "$rc" = 0 ]; then
@@ -304,10 +308,10 @@ check_base() {
 	fi
 
 	step "selftest results ($b)"
-	for t in $OUR_TESTS $UPSTREAM_TESTS; do
+	for t in $OUR_TESTS $UPSTREAM_TESTS $COVERED_TESTS; do
 		summary_opts "$b" "$t"
 		summary=$("$TOP/scripts/tap-summary.sh" "${opts[@]}" \
-			"$t" "$res/$t.tap" "$res/$t.rc" "$known" "$TOP/tests/flaky")
+			"$t" "$res/$t.tap" "$res/$t.rc" "$known" "$flaky")
 		lines=$(grep -v '^COUNTS' <<<"$summary" | sed -E "s/^(PASS|FAIL|SKIP|XFAIL|XPASS|RESULTS) /\1 $prefix/")
 		[ -n "$lines" ] && printf '%s\n' "$lines"
 		remember_failures <<<"$lines"
@@ -315,11 +319,22 @@ check_base() {
 		passed=$((passed + p)) failed=$((failed + f))
 		skipped=$((skipped + s)) xfailed=$((xfailed + x))
 	done
+	# The covered runs of binaries that kill must have been reaped, or
+	# they tested nothing the feature does.
+	for t in $COVERED_TESTS; do
+		case $t in covered:test_kill | covered:test_memcontrol) ;; *) continue ;; esac
+		n=$(tr -d '\r' < "$res/$t.tap" 2>/dev/null | sed -n 's/^# covered-run: kill_reap //p')
+		if [ "${n:-0}" -gt 0 ]; then
+			result pass "$t:kills_reaped"
+		else
+			result fail "$t:kills_reaped" "kill_reap ${n:-missing} in the covered root's memory.events"
+		fi
+	done
 	# A kernel report fails the binary in whose kernel log it is.
 	# shellcheck disable=SC2086 # lists of names
 	while IFS=$'\t' read -r t first; do
 		result fail "$t" "kernel report: $first"
-	done < <(kernel_reports "$res" boot $OUR_TESTS $UPSTREAM_TESTS kmemleak end)
+	done < <(kernel_reports "$res" boot $OUR_TESTS $UPSTREAM_TESTS $COVERED_TESTS kmemleak end)
 	grep -h '^# kill-to-free\|^# readers:' "$res"/test_reap_on_kill.tap 2>/dev/null || true
 }
 
