@@ -150,31 +150,15 @@ static bool reap_pin_mm_now(struct reap_on_kill *rok, struct task_struct *p)
 
 static void reap_on_kill_work(struct work_struct *work);
 
-/* @p's memory cgroup's ID if the setting is in effect there, else 0. */
-static u64 reap_covered_memcg_id(struct task_struct *p)
-{
-	struct cgroup_subsys_state *css;
-
-	guard(rcu)();
-	css = task_css(p, memory_cgrp_id);
-	if (css && READ_ONCE(mem_cgroup_from_css(css)->reap_on_kill_effective))
-		return cgroup_id(css->cgroup);
-	return 0;
-}
-
 void __reap_on_kill_queue(struct task_struct *target)
 {
 	struct task_struct *p = reap_on_kill_live_thread(target);
 	struct signal_struct *sig = p->signal;
 	struct reap_on_kill *rok;
-	u64 memcg_id;
 	bool pinned;
 
 	lockdep_assert_held(&p->sighand->siglock);
 
-	memcg_id = reap_covered_memcg_id(p);
-	if (!memcg_id)
-		return;
 	/* SIGKILL interrupting a core dump: the dumper still reads the mm. */
 	if (sig->core_state || (p->flags & PF_KTHREAD))
 		return;
@@ -187,7 +171,9 @@ void __reap_on_kill_queue(struct task_struct *target)
 
 	get_task_struct(p);
 	rok->task = p;
-	rok->memcg_id = memcg_id;
+	/* The css reap_on_kill_covered() found, under the same siglock. */
+	rok->memcg_id = cgroup_id(task_css_check(p, memory_cgrp_id,
+			lockdep_is_held(&p->sighand->siglock))->cgroup);
 	rok->queued_ns = local_clock();
 	pinned = reap_pin_mm_now(rok, p);
 	INIT_DELAYED_WORK(&rok->dwork, reap_on_kill_work);
