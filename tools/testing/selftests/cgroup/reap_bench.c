@@ -869,58 +869,56 @@ static bool median_timed_out(const struct figure *f)
 
 static bool progress;
 
-static struct figure run_figure(enum method m, enum condition c,
-				size_t total, int n, bool file, int reps)
+/* The runs of one column so far, before their medians are taken. */
+struct samples {
+	long long t[MAX_REPS], first[MAX_REPS], wake[MAX_REPS],
+		prep[MAX_REPS], unmap[MAX_REPS], freed[MAX_REPS];
+	int nfirst, ntraced;
+	long freed_bytes;
+};
+
+/* Adds run @r to figure @f and its samples @s. */
+static void add_run(struct figure *f, struct samples *s, const struct run *r)
 {
-	struct figure f = { .min = -1, .median = -1, .max = -1 };
-	static long long t[MAX_REPS], first[MAX_REPS], wake[MAX_REPS],
-		prep[MAX_REPS], unmap[MAX_REPS], ffreed[MAX_REPS];
-	int nfirst = 0, ntraced = 0;
-	long freed = 0;
-	int i;
-
-	for (i = 0; i < reps; i++) {
-		struct run r;
-
-		if (progress)
-			fprintf(stderr, "\r  running: %s, %zu MiB x%d, %s, run %d/%d\033[K",
-				cond_name[c], total >> 20, n, method_name[m],
-				i + 1, reps);
-		r = measure(m, c, total, n, file, &freed);
-		f.runs++;
-		f.calls += r.calls;
-		f.failed += r.failed;
-		if (r.call) {
-			if (!f.call) {
-				f.call = r.call;
-				f.err = r.err;
-			}
-			continue;
+	f->runs++;
+	f->calls += r->calls;
+	f->failed += r->failed;
+	if (r->call) {
+		if (!f->call) {
+			f->call = r->call;
+			f->err = r->err;
 		}
-		t[f.ok++] = r.ns;
-		f.timeouts += r.timed_out;
-		if (r.first_ns >= 0)
-			first[nfirst++] = r.first_ns;
-		if (r.traced) {
-			wake[ntraced] = r.wake_ns;
-			prep[ntraced] = r.prep_ns;
-			ffreed[ntraced] = r.freed_ns;
-			unmap[ntraced++] = r.unmap_ns;
-		}
+		return;
 	}
-	f.first = median_ll(first, nfirst);
-	f.wake = median_ll(wake, ntraced);
-	f.prep = median_ll(prep, ntraced);
-	f.unmap = median_ll(unmap, ntraced);
-	f.freed = median_ll(ffreed, ntraced);
-	if (!f.ok)
-		return f;
-	qsort(t, f.ok, sizeof(t[0]), cmp_ll);
-	f.min = t[0];
-	f.max = t[f.ok - 1];
-	f.median = t[f.ok / 2];
-	f.mib_s = f.median ? (double)freed / (1 << 20) / ((double)f.median / NSEC) : 0;
-	return f;
+	s->t[f->ok++] = r->ns;
+	f->timeouts += r->timed_out;
+	if (r->first_ns >= 0)
+		s->first[s->nfirst++] = r->first_ns;
+	if (r->traced) {
+		s->wake[s->ntraced] = r->wake_ns;
+		s->prep[s->ntraced] = r->prep_ns;
+		s->freed[s->ntraced] = r->freed_ns;
+		s->unmap[s->ntraced++] = r->unmap_ns;
+	}
+}
+
+/* Takes @f's medians and range from its samples @s. */
+static void finish_figure(struct figure *f, struct samples *s)
+{
+	f->min = f->median = f->max = -1;
+	f->first = median_ll(s->first, s->nfirst);
+	f->wake = median_ll(s->wake, s->ntraced);
+	f->prep = median_ll(s->prep, s->ntraced);
+	f->unmap = median_ll(s->unmap, s->ntraced);
+	f->freed = median_ll(s->freed, s->ntraced);
+	if (!f->ok)
+		return;
+	qsort(s->t, f->ok, sizeof(s->t[0]), cmp_ll);
+	f->min = s->t[0];
+	f->max = s->t[f->ok - 1];
+	f->median = s->t[f->ok / 2];
+	f->mib_s = f->median ? (double)s->freed_bytes / (1 << 20) /
+			       ((double)f->median / NSEC) : 0;
 }
 
 static FILE *csv;
@@ -1095,8 +1093,9 @@ static void print_header(const struct opts *o)
 
 	printf("# kill-to-free time, ms: from the kill until the victims' cgroup had given\n"
 	       "# back 90%% of the anonymous memory it held (memory.current read every 200us\n"
-	       "# by this unthrottled task); median (min-max) of %d runs, N victims killed\n"
-	       "# together by cgroup.kill, the size split among them.  Columns:\n",
+	       "# by this unthrottled task); median (min-max) of %d runs, the columns\n"
+	       "# taking turns run by run; N victims killed together by cgroup.kill, the\n"
+	       "# size split among them.  Columns:\n",
 	       o->reps);
 	if (o->methods[M_PLAIN])
 		printf("#   plain         %s\n",
@@ -1143,29 +1142,49 @@ static int set_workers(int workers)
 	return write_text(REAP_WORKERS_PARAM, val, len) < 0 ? -1 : 0;
 }
 
+/*
+ * The columns take turns run by run, not in blocks of --reps: the speed of
+ * an emulated machine on a shared host drifts over minutes, and a drift
+ * then reaches every column alike instead of favouring one block.
+ */
 static void run_row(enum condition c, long size_mib, int n, bool file,
 		    const struct opts *o)
 {
+	static struct samples samples[NR_METHODS + MAX_WORKERS];
 	struct row row = { };
 	struct figure *f;
-	int m, w;
+	struct run r;
+	int m, w, i, col;
 
 	for (m = 0; m < NR_METHODS; m++) {
 		if (!o->methods[m])
 			continue;
 		for (w = 0; w < (m == M_REAP ? o->nr_workers : 1); w++) {
-			f = &row.f[row.nr];
+			row.f[row.nr].workers = m == M_REAP ? o->workers[w] : -1;
+			memset(&samples[row.nr], 0, sizeof(samples[0]));
 			row.m[row.nr++] = m;
-			if (m == M_REAP && set_workers(o->workers[w])) {
-				*f = (struct figure){ .call = "writing " REAP_WORKERS_PARAM,
-						      .err = errno, .runs = 1 };
-			} else {
-				*f = run_figure(m, c, (size_t)size_mib << 20, n,
-						file, o->reps);
-			}
-			f->workers = m == M_REAP ? o->workers[w] : -1;
 		}
 	}
+	for (i = 0; i < o->reps; i++) {
+		for (col = 0; col < row.nr; col++) {
+			f = &row.f[col];
+			m = row.m[col];
+			if (progress)
+				fprintf(stderr, "\r  running: %s, %ld MiB x%d, %s, run %d/%d\033[K",
+					cond_name[c], size_mib, n, method_name[m],
+					i + 1, o->reps);
+			if (m == M_REAP && set_workers(f->workers)) {
+				r = (struct run){ .call = "writing " REAP_WORKERS_PARAM,
+						  .err = errno };
+			} else {
+				r = measure(m, c, (size_t)size_mib << 20, n, file,
+					    &samples[col].freed_bytes);
+			}
+			add_run(f, &samples[col], &r);
+		}
+	}
+	for (col = 0; col < row.nr; col++)
+		finish_figure(&row.f[col], &samples[col]);
 	set_workers(o->workers[0] >= 0 ? 0 : -1);
 	print_row(cond_name[c], size_mib, n, file, &row);
 	print_detail(cond_name[c], size_mib, n, &row);
