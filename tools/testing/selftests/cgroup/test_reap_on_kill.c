@@ -493,14 +493,18 @@ static int pair_create(const char *root, struct pair *cg)
 	return 0;
 }
 
+/* Removes the cgroup @cg names, if it is not NULL, and frees the name. */
+static void cg_destroy_free(char *cg)
+{
+	if (cg)
+		cg_destroy(cg);
+	free(cg);
+}
+
 static void pair_destroy(struct pair *cg)
 {
-	if (cg->leaf)
-		cg_destroy(cg->leaf);
-	if (cg->parent)
-		cg_destroy(cg->parent);
-	free(cg->leaf);
-	free(cg->parent);
+	cg_destroy_free(cg->leaf);
+	cg_destroy_free(cg->parent);
 }
 
 /*
@@ -809,9 +813,7 @@ static void end_starve(const char *parent, const char *leaf, pid_t hog)
 		waitpid(hog, NULL, 0);
 	}
 	cg_write(leaf, "cpu.weight", "100");
-	if (hog_cg)
-		cg_destroy(hog_cg);
-	free(hog_cg);
+	cg_destroy_free(hog_cg);
 }
 
 /*
@@ -1077,10 +1079,7 @@ static int test_hierarchy(const char *root)
 	ret = KSFT_PASS;
 out:
 	trace_end();
-	if (leaf) {
-		cg_destroy(leaf);
-		free(leaf);
-	}
+	cg_destroy_free(leaf);
 	pair_destroy(&cg);
 	return ret;
 }
@@ -1186,10 +1185,7 @@ static int test_coverage_follows_task(const char *root)
 	ret = KSFT_PASS;
 out:
 	trace_end();
-	if (outside) {
-		cg_destroy(outside);
-		free(outside);
-	}
+	cg_destroy_free(outside);
 	pair_destroy(&cg);
 	return ret;
 }
@@ -1567,9 +1563,7 @@ static int no_reap(const char *root, bool setting, int sig,
 			       events(cg.leaf, "memory.events", "kill_reap "));
 out:
 	trace_end();
-	if (sibling)
-		cg_destroy(sibling);
-	free(sibling);
+	cg_destroy_free(sibling);
 	pair_destroy(&cg);
 	return ret;
 }
@@ -4744,9 +4738,7 @@ out:
 		waitpid(pid, &status, 0);
 	}
 	trace_end();
-	if (holder_cg)
-		cg_destroy(holder_cg);
-	free(holder_cg);
+	cg_destroy_free(holder_cg);
 	pair_destroy(&cg);
 	if (go[0] >= 0) {
 		close(go[0]);
@@ -4888,9 +4880,7 @@ out:
 		unthrottle_and_reap(moved, eater, &status);
 	}
 	trace_end();
-	if (moved)
-		cg_destroy(moved);
-	free(moved);
+	cg_destroy_free(moved);
 	pair_destroy(&cg);
 	return ret;
 }
@@ -5135,18 +5125,10 @@ static int delegation(const char *root, bool userns)
 		ksft_print_msg("a 0 below the delegated cgroup's 1 opted out\n");
 out:
 	trace_end();
-	if (sub)
-		cg_destroy(sub);
-	if (deleg)
-		cg_destroy(deleg);
-	if (other)
-		cg_destroy(other);
-	if (parent)
-		cg_destroy(parent);
-	free(sub);
-	free(deleg);
-	free(other);
-	free(parent);
+	cg_destroy_free(sub);
+	cg_destroy_free(deleg);
+	cg_destroy_free(other);
+	cg_destroy_free(parent);
 	return ret;
 }
 
@@ -5297,19 +5279,11 @@ static int test_cgroupns_nsdelegate(const char *root)
 	}
 	ret = KSFT_PASS;
 out:
-	if (sub)
-		cg_destroy(sub);
-	if (leaf)
-		cg_destroy(leaf);
-	if (deleg)
-		cg_destroy(deleg);
-	if (parent)
-		cg_destroy(parent);
+	cg_destroy_free(sub);
+	cg_destroy_free(leaf);
+	cg_destroy_free(deleg);
+	cg_destroy_free(parent);
 	free(file);
-	free(sub);
-	free(leaf);
-	free(deleg);
-	free(parent);
 	return ret;
 }
 
