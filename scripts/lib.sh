@@ -88,7 +88,7 @@ OUR_TESTS="test_reap_on_kill test_reap_on_kill_stress"
 # move themselves back into their root, which only the real root allows
 # once it delegates controllers; not test_cpu and test_cpuset, which kill
 # nothing; not test_zswap, which skips here.
-COVERED_TESTS=${COVERED_TESTS-"covered:test_kill covered:test_freezer covered:test_memcontrol covered:test_hugetlb_memcg"}
+COVERED_TESTS=${COVERED_TESTS-"covered:test_kill covered:test_freezer covered:test_memcontrol"}
 
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 export CCACHE_BASEDIR=$BUILD
