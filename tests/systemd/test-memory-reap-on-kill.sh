@@ -81,14 +81,14 @@ else
 fi
 # The manager's messages are read from the journal.
 systemctl start systemd-journald.socket systemd-journald.service
-# warnings_since CURSOR: how many "does not support memory.reap_on_kill"
+# warnings_since CURSOR: how many "memory.reap_on_kill is not available"
 # warnings (priority warning or higher: the repeats are logged at debug
 # level, which the journal keeps while the manager logs at debug level)
 # the journal holds after CURSOR.
 cursor() { journalctl -q -n 0 --show-cursor | awk '{ print $3 }'; }
 warnings_since() {
 	journalctl --sync
-	journalctl -q -p warning -o cat --after-cursor="$1" | grep -c 'does not support memory.reap_on_kill'
+	journalctl -q -p warning -o cat --after-cursor="$1" | grep -c 'memory.reap_on_kill is not available'
 }
 # The drop-in for all slices that the man page documents.
 all_slices_dropin() {	# all_slices_dropin yes|no
@@ -262,6 +262,6 @@ check all_slices_dropin "reaptest2.slice, -.slice: $d1 with the drop-in (want 1y
 	'[ "$d1$d0" = 1yes0 ]'
 
 n=$(warnings_since "$c0")
-check no_warning "$n 'does not support memory.reap_on_kill' messages on a kernel that has it" '[ "$n" = 0 ]'
+check no_warning "$n 'memory.reap_on_kill is not available' messages on a kernel that has it" '[ "$n" = 0 ]'
 
 exit 0
