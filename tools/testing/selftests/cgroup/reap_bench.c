@@ -905,7 +905,9 @@ static void add_run(struct figure *f, struct samples *s, const struct run *r)
 /* Takes @f's medians and range from its samples @s. */
 static void finish_figure(struct figure *f, struct samples *s)
 {
-	f->min = f->median = f->max = -1;
+	f->min = -1;
+	f->median = -1;
+	f->max = -1;
 	f->first = median_ll(s->first, s->nfirst);
 	f->wake = median_ll(s->wake, s->ntraced);
 	f->prep = median_ll(s->prep, s->ntraced);
