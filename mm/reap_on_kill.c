@@ -150,7 +150,7 @@ static bool reap_pin_mm_now(struct reap_on_kill *rok, struct task_struct *p)
 
 static void reap_on_kill_work(struct work_struct *work);
 
-void __reap_on_kill_queue(struct task_struct *target)
+void __reap_on_kill_queue(struct task_struct *target, u64 memcg_id)
 {
 	struct task_struct *p = reap_on_kill_live_thread(target);
 	struct signal_struct *sig = p->signal;
@@ -171,9 +171,7 @@ void __reap_on_kill_queue(struct task_struct *target)
 
 	get_task_struct(p);
 	rok->task = p;
-	/* The css reap_on_kill_covered() found, under the same siglock. */
-	rok->memcg_id = cgroup_id(task_css_check(p, memory_cgrp_id,
-			lockdep_is_held(&p->sighand->siglock))->cgroup);
+	rok->memcg_id = memcg_id;
 	rok->queued_ns = local_clock();
 	pinned = reap_pin_mm_now(rok, p);
 	INIT_DELAYED_WORK(&rok->dwork, reap_on_kill_work);

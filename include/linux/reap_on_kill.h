@@ -47,7 +47,7 @@ enum reap_on_kill_result {
 
 extern struct static_key_false_deferred reap_on_kill_key;
 
-void __reap_on_kill_queue(struct task_struct *p);
+void __reap_on_kill_queue(struct task_struct *p, u64 memcg_id);
 void __reap_on_kill_exit_mm(struct reap_on_kill *rok, struct mm_struct *mm);
 void __reap_on_kill_free(struct reap_on_kill *rok);
 
@@ -65,21 +65,26 @@ static inline struct task_struct *reap_on_kill_live_thread(struct task_struct *p
 }
 
 /**
- * reap_on_kill_covered - does the memory cgroup of @p's process ask for a reap?
+ * reap_on_kill_covered - which memory cgroup asks for a reap of @p's process?
  * @p: the task a fatal signal was sent to; its siglock is held
  *
  * Interrupts off under siglock (rcu_read_lock() in PREEMPT_RT's spinlocks)
- * is an RCU read side: the memcg stays alive.  Inline: every fatal signal
- * pays it while any cgroup uses the file.
+ * is an RCU read side: the memcg stays alive while it is read.  Siglock
+ * does not hold the process in its cgroup (migration does not take it), so
+ * the caller keeps the ID that decided rather than looking again.  Inline:
+ * every fatal signal pays it while any cgroup uses the file.
+ *
+ * Return: the cgroup ID of the memory cgroup of @p's process if
+ * memory.reap_on_kill is in effect there, else 0.
  */
-static inline bool reap_on_kill_covered(struct task_struct *p)
+static inline u64 reap_on_kill_covered(struct task_struct *p)
 {
 	struct task_struct *t = reap_on_kill_live_thread(p);
-	struct cgroup_subsys_state *css;
+	struct cgroup_subsys_state *css = task_css(t, memory_cgrp_id);
 
-	css = task_css_check(t, memory_cgrp_id,
-			     lockdep_is_held(&p->sighand->siglock));
-	return css && READ_ONCE(mem_cgroup_from_css(css)->reap_on_kill_effective);
+	if (css && READ_ONCE(mem_cgroup_from_css(css)->reap_on_kill_effective))
+		return cgroup_id(css->cgroup);
+	return 0;
 }
 
 /**
@@ -91,9 +96,13 @@ static inline bool reap_on_kill_covered(struct task_struct *p)
  */
 static inline void reap_on_kill_queue(struct task_struct *p)
 {
-	if (static_branch_unlikely(&reap_on_kill_key.key) &&
-	    reap_on_kill_covered(p))
-		__reap_on_kill_queue(p);
+	u64 memcg_id;
+
+	if (!static_branch_unlikely(&reap_on_kill_key.key))
+		return;
+	memcg_id = reap_on_kill_covered(p);
+	if (memcg_id)
+		__reap_on_kill_queue(p, memcg_id);
 }
 
 /**
