@@ -12,11 +12,11 @@
 # systemd, the cgroup-tools tests and the container runtimes'
 # (tests/containers/).
 #
-# Then systemd boots on a kernel without memory.reap_on_kill too: Debian's
-# own (scripts/debian-kernel.sh; NOFILE_KERNEL, with NOFILE_MODULES if it
-# needs any, names another), and runs the kernel-independent half of TEST-19
-# and our test's "nofile" checks (a manager logs the missing attribute
-# once).  A kernel that cannot be fetched fails that half.
+# Each base's systemd also boots on a kernel without memory.reap_on_kill:
+# Debian's own (scripts/debian-kernel.sh; NOFILE_KERNEL, with NOFILE_MODULES
+# if it needs any, names another), and runs there the kernel-independent
+# half of TEST-19 and our test's "nofile" checks (a manager logs the missing
+# attribute once).  A kernel that cannot be fetched fails that half.
 #
 # Prints one line per test, "PASS name", "FAIL name: reason" or
 # "SKIP name: reason", then "COUNTS <passed> <failed> <skipped>"; progress
