@@ -11,9 +11,10 @@
 # namespace rooted at a covered cgroup, with cgroup2 mounted again at
 # /sys/fs/cgroup in a mount namespace of its own (the first mount taken
 # away: the kernel refuses a superblock twice on one mount point), so that
-# mount shows the covered cgroup as the root.  The binary itself sits in a child of it,
-# "runner", as upstream's tests need the root free of processes to
-# delegate controllers below it.
+# mount shows the covered cgroup as the root.  The binary itself sits in a
+# child of it, "runner", as upstream's tests need the root free of
+# processes to delegate controllers below it.  Its exit status is the
+# script's.
 set -eu
 top=/sys/fs/cgroup/reap-covered
 
@@ -37,7 +38,6 @@ echo 1 > "$top/memory.reap_on_kill"
 }
 controllers=$(sed 's/[^ ][^ ]*/+&/g' "$top/cgroup.controllers")
 
-set +e
 # The subshell alone moves into the covered cgroup, so that unshare's
 # namespace is rooted there and this script stays where it was.
 # shellcheck disable=SC2016 # $1 and $@ are for the inner bash
@@ -53,5 +53,3 @@ set +e
 		shift
 		exec "$@"' covered-run "$controllers" "$@"
 )
-rc=$?
-exit "$rc"

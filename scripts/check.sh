@@ -249,23 +249,30 @@ summary_opts() {
 	fi
 }
 
+# with_covered FILE...: the FILEs, then their test_* lines again for the
+# covered:test_* runs.
+with_covered() {
+	cat "$@"
+	sed -n 's/^test_/covered:test_/p' "$@"
+}
+
 # check_base BASE: our and upstream's selftests on BASE's kernel; every
 # result line names the base.
 check_base() {
-	local b=$1 res rc build_id missing c known flaky n t summary lines p f s x first opts
+	local b=$1 res rc build_id missing c known lists flaky n t summary lines p f s x first opts
 	step "booting the $flavour $b kernel for the selftests"
 	res=$BUILD/results-$b
 	rm -rf "$res"
 	# This kernel's known failures: the guest does not retry a flaky test
 	# that is one of them, and the summary counts them as XFAIL.  In
 	# build/, which the guest sees at the same path.
-	known=$BUILD/known-failures-$flavour-$b
-	cat "$TOP/tests/known-failures.$b" > "$known"
-	[ "$flavour" = debug ] && cat "$TOP/tests/known-failures.debug" >> "$known"
 	# The covered runs (COVERED_TESTS) inherit the lists of their binaries.
+	known=$BUILD/known-failures-$flavour-$b
+	lists=("$TOP/tests/known-failures.$b")
+	[ "$flavour" = debug ] && lists+=("$TOP/tests/known-failures.debug")
+	with_covered "${lists[@]}" > "$known"
 	flaky=$BUILD/flaky-$b
-	sed -n 's/^test_/covered:test_/p' "$TOP/tests/flaky" | cat "$TOP/tests/flaky" - > "$flaky"
-	sed -n 's/^test_/covered:test_/p' "$known" >> "$known"
+	with_covered "$TOP/tests/flaky" > "$flaky"
 	set +e
 	GUEST_OUT=$res "$TOP/scripts/guest-run.sh" --kernel "$(kobj "$b")/arch/x86/boot/bzImage" \
 		--timeout "${CHECK_TIMEOUT:-2400}" -- \
