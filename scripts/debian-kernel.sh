@@ -27,16 +27,9 @@ apt_dir=$BUILD/linux-apt
 suite=${LINUX_SUITE:-sid}
 mirror=${LINUX_MIRROR:-http://deb.debian.org/debian}
 
-apt_cache() {
-	apt-cache -o Dir::Etc::SourceList="$apt_dir/sources.list" \
-		-o Dir::Etc::SourceParts="$apt_dir/sources.list.d" \
-		-o Dir::State="$apt_dir/state" -o Dir::State::Status="$apt_dir/state/status" \
-		-o Dir::Cache="$apt_dir/cache" "$@"
-}
-
 # The newest generic amd64 kernel's release name (7.2.13+deb14-amd64).
 newest_release() {
-	apt_cache pkgnames linux-binary- 2>/dev/null |
+	private_apt_cache "$apt_dir" pkgnames linux-binary- 2>/dev/null |
 		sed -n 's/^linux-binary-\([0-9][^ ]*-amd64\)$/\1/p' |
 		grep -vE -- '-(cloud|rt)-amd64$' | sort -V | tail -1
 }

@@ -163,6 +163,16 @@ private_apt() {
 		"$@"
 }
 
+# private_apt_cache DIR ARGS...: apt-cache over private_apt's state in DIR.
+private_apt_cache() {
+	local dir=$1
+	shift
+	apt-cache -o Dir::Etc::SourceList="$dir/sources.list" \
+		-o Dir::Etc::SourceParts="$dir/sources.list.d" \
+		-o Dir::State="$dir/state" -o Dir::State::Status="$dir/state/status" \
+		-o Dir::Cache="$dir/cache" "$@"
+}
+
 # private_apt_update DIR LOG [ARGS...]: "apt-get update" of a private
 # configuration, its output in LOG.  A mirror that stopped syncing (or
 # snapshot.debian.org) serves sid's and testing's Release files after their

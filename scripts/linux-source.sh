@@ -30,10 +30,7 @@ newest_mainline_package() {
 	private_apt_update "$apt_dir" "$BUILD/logs/linux-apt-update.log" \
 		-o APT::Architecture=amd64 -o APT::Architectures=amd64 ||
 		die "apt-get update of Debian $suite ($mirror) failed; see build/logs/linux-apt-update.log"
-	apt-cache -o Dir::Etc::SourceList="$apt_dir/sources.list" \
-		-o Dir::Etc::SourceParts="$apt_dir/sources.list.d" \
-		-o Dir::State="$apt_dir/state" -o Dir::State::Status="$apt_dir/state/status" \
-		-o Dir::Cache="$apt_dir/cache" pkgnames linux-source-7. 2>/dev/null |
+	private_apt_cache "$apt_dir" pkgnames linux-source-7. 2>/dev/null |
 		grep -E '^linux-source-7\.[0-9]+$' | sort -V | tail -1
 }
 
