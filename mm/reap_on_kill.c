@@ -27,7 +27,6 @@
 #include <linux/oom.h>
 #include <linux/pagewalk.h>
 #include <linux/reap_on_kill.h>
-#include <linux/sched/clock.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/secretmem.h>
@@ -56,8 +55,7 @@ DEFINE_STATIC_KEY_DEFERRED_FALSE(reap_on_kill_key, HZ);
  * @task: a live thread of the victim at the kill, referenced: it keeps
  *	the signal_struct, and so this reap, alive
  * @memcg_id: cgroup ID of the victim's memory cgroup at the kill
- * @queued_ns: local_clock() at the kill
- * @started_ns: local_clock() when the worker first ran
+ * @deadline: jiffies after which the worker stops trying again
  * @attempts: how many times the worker ran
  * @robust_reads: robust list reads so far, see REAP_ROBUST_BUDGET
  * @fenced: no thread of the victim runs user code any more
@@ -71,8 +69,7 @@ struct reap_on_kill {
 	struct mm_struct *mm;
 	struct task_struct *task;
 	u64 memcg_id;
-	u64 queued_ns;
-	u64 started_ns;
+	unsigned long deadline;
 	unsigned int attempts;
 	unsigned int robust_reads;
 	bool fenced;
@@ -172,7 +169,6 @@ void __reap_on_kill_queue(struct task_struct *target, u64 memcg_id)
 	get_task_struct(p);
 	rok->task = p;
 	rok->memcg_id = memcg_id;
-	rok->queued_ns = local_clock();
 	pinned = reap_pin_mm_now(rok, p);
 	INIT_DELAYED_WORK(&rok->dwork, reap_on_kill_work);
 	/* exit_mm() may look at it as soon as it is there. */
@@ -514,12 +510,6 @@ static int reap_keep_robust_lists(struct reap_on_kill *rok,
 }
 #endif /* CONFIG_FUTEX */
 
-/* local_clock() read on two CPUs may go backwards: report 0 then. */
-static u64 reap_ns_between(u64 from, u64 to)
-{
-	return to > from ? to - from : 0;
-}
-
 /* What the reap leaves to the exit path of what the OOM reaper unmaps. */
 static bool reap_vma_skipped(struct vm_area_struct *vma, void *keep)
 {
@@ -574,16 +564,15 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	 */
 	update_hiwater_rss(mm);
 	before = reap_mm_private(mm);
-	trace_reap_on_kill_unmap(rok->task, rok->memcg_id, before,
-				 reap_ns_between(rok->queued_ns, local_clock()));
+	trace_reap_on_kill_unmap(rok->task, rok->memcg_id, before);
 	complete = __oom_reap_task_mm(mm, OOM_REAP_HELPERS, reap_vma_skipped,
 				      keep);
 	*freed = before - min(before, reap_mm_private(mm));
 
 	/*
-	 * Unlike the OOM reaper, leave MMF_OOM_SKIP to exit_mmap(): the OOM
-	 * killer sees this process as any killed one, and waits for what we
-	 * left (page tables, hugetlb, kept VMAs) rather than kill another.
+	 * Unlike the OOM reaper, leave MMF_OOM_SKIP to exit_mmap(): this is
+	 * no OOM victim, and the OOM killer scores it by what is left, as any
+	 * killed process.
 	 */
 	if (!complete || (keep && keep->nr))
 		return REAP_ON_KILL_PARTIAL;
@@ -704,12 +693,11 @@ static bool reap_retry(struct reap_on_kill *rok,
 		       enum reap_on_kill_result result)
 {
 	unsigned int shift = min(rok->attempts - 1, ilog2(REAP_RETRY_MAX_MS));
-	u64 waited = reap_ns_between(rok->started_ns, local_clock());
 
 	if (result != REAP_ON_KILL_CONTENDED &&
 	    result != REAP_ON_KILL_ROBUST_NOT_RESIDENT)
 		return false;
-	if (waited > (u64)REAP_RETRY_TIMEOUT_MS * NSEC_PER_MSEC)
+	if (time_after(jiffies, rok->deadline))
 		return false;
 	/* Not queued by anyone else: the work runs once at a time. */
 	queue_delayed_work(reap_on_kill_wq, &rok->dwork,
@@ -727,7 +715,6 @@ static void reap_finish(struct reap_on_kill *rok,
 	if (freed)
 		reap_count_event(rok);
 	trace_reap_on_kill_finish(victim, rok->memcg_id, freed, kept_vmas,
-				  reap_ns_between(rok->started_ns, local_clock()),
 				  result, rok->attempts - 1, rok->robust_reads);
 	/* rok lives in victim->signal: drop the mm before the victim. */
 	reap_put_mm(rok);
@@ -745,11 +732,9 @@ static void reap_on_kill_work(struct work_struct *work)
 
 	mm = reap_get_mm(rok);
 	if (!rok->attempts++) {
-		rok->started_ns = local_clock();
+		rok->deadline = jiffies + msecs_to_jiffies(REAP_RETRY_TIMEOUT_MS);
 		trace_reap_on_kill_start(rok->task, rok->memcg_id,
-					 mm ? reap_mm_private(mm) : 0,
-					 reap_ns_between(rok->queued_ns,
-							 rok->started_ns));
+					 mm ? reap_mm_private(mm) : 0);
 	}
 
 	result = mm ? reap_mm(rok, mm, &keep, &freed) :

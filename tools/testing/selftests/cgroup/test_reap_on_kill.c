@@ -143,24 +143,6 @@ static void trace_end(void)
 	tracefs_end(TRACE_INSTANCE);
 }
 
-/* "secs.frac" as printed before ": name: ", in ns. */
-static long long trace_ts(const char *line, const char *end)
-{
-	const char *p = end;
-	long long ns = 0, scale = SECOND;
-
-	while (p > line && p[-1] != ' ')
-		p--;
-	for (; p < end && *p != '.'; p++)
-		ns = ns * 10 + (*p - '0');
-	ns *= SECOND;
-	for (p++; p < end && scale > 1; p++) {
-		scale /= 10;
-		ns += (*p - '0') * scale;
-	}
-	return ns;
-}
-
 /**
  * trace_find() - the events called @name of process @pid so far
  * @name: the event's name, e.g. "reap_on_kill_finish", "mark_victim"
@@ -196,7 +178,7 @@ static int trace_find(const char *name, pid_t pid, struct trace_event *ev,
 		if (!p || (pid && strncmp(p + strlen(tag), want, strlen(want))))
 			continue;
 		if (n < max) {
-			ev[n].ts = trace_ts(line, p);
+			ev[n].ts = tracefs_line_ns(line, p);
 			snprintf(ev[n].fields, sizeof(ev[n].fields), "%s",
 				 p + strlen(tag));
 			ev[n].fields[strcspn(ev[n].fields, "\n")] = '\0';
@@ -262,6 +244,16 @@ static bool trace_is(const struct trace_event *ev, const char *key,
 	size_t len = strlen(val);
 
 	return p && !strncmp(p, val, len) && (!p[len] || p[len] == ' ');
+}
+
+/* The reap of @pid took from its start event to @fin, in us; -1 unknown. */
+static long long reap_took_us(pid_t pid, const struct trace_event *fin)
+{
+	struct trace_event start;
+
+	if (trace_find("reap_on_kill_start", pid, &start, 1) < 1)
+		return -1;
+	return (fin->ts - start.ts) / 1000;
 }
 
 static int got_term;
@@ -2663,8 +2655,7 @@ static int test_thp_victim(const char *root)
 	if (t < 0 || ran_since(cg.leaf, usage))
 		goto out;
 	ksft_print_msg("THP: %ld kB in huge pages; the reap freed %lld kB in %lld us\n",
-		       huge, trace_field(&fin, "freed"),
-		       trace_field(&fin, "duration_ns") / 1000);
+		       huge, trace_field(&fin, "freed"), reap_took_us(pid, &fin));
 	ksft_print_msg("THP: memory.current < 16 MiB %lld ms after the reap\n",
 		       t / 1000000);
 	if (events(cg.leaf, "memory.events", "kill_reap ") != 1)
@@ -2877,8 +2868,7 @@ static int split_round(const char *root, uint64_t *shared, size_t shared_size,
 	    ran_since(cg.leaf, usage))
 		goto out;
 	ksft_print_msg("split: %s; freed %lld kB in %lld us\n", split.fields,
-		       trace_field(&fin, "freed"),
-		       trace_field(&fin, "duration_ns") / 1000);
+		       trace_field(&fin, "freed"), reap_took_us(pid, &fin));
 	if (!pattern_intact(shared, shared_size)) {
 		ksft_print_msg("the shared memory changed\n");
 		goto out;

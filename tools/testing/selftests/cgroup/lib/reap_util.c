@@ -224,6 +224,30 @@ void tracefs_end(const char *instance)
 	rmdir(instance);
 }
 
+/**
+ * tracefs_line_ns() - when a line of an instance's trace was recorded
+ * @line: the line
+ * @end: where ": event_name: " starts in it, after the timestamp
+ *
+ * Return: the "secs.frac" before @end, in ns of the instance's clock.
+ */
+long long tracefs_line_ns(const char *line, const char *end)
+{
+	const char *p = end;
+	long long ns = 0, scale = 1000000000LL;
+
+	while (p > line && p[-1] != ' ')
+		p--;
+	for (; p < end && *p != '.'; p++)
+		ns = ns * 10 + (*p - '0');
+	ns *= 1000000000LL;
+	for (p++; p < end && scale > 1; p++) {
+		scale /= 10;
+		ns += (*p - '0') * scale;
+	}
+	return ns;
+}
+
 /*
  * Fork a child that runs @fn in @cgroup: it moves itself there first, or,
  * with @clone_into, clone3(CLONE_INTO_CGROUP) starts it there.
