@@ -12,9 +12,10 @@
  * TIF_MEMDIE, oom_mm or reserves, and the OOM killer sees it as it sees
  * any killed process (see reap_mm_locked()).  The worker never sleeps on
  * the victim: mmap_lock is trylocked and nothing is faulted in; the work
- * is queued again instead (reap_retry()).  Robust futex lists are kept
- * for the exit path (reap_keep_robust_lists()), and an mm that another
- * process uses is left alone (reap_mm_shared()).
+ * is queued again instead (reap_retry()).  Robust futex lists that other
+ * processes may depend on are kept for the exit path
+ * (reap_robust_lists_matter()), and an mm that another process uses is
+ * left alone (reap_mm_shared()).
  */
 
 #include <linux/cgroup.h>
@@ -27,7 +28,6 @@
 #include <linux/oom.h>
 #include <linux/pagewalk.h>
 #include <linux/reap_on_kill.h>
-#include <linux/sched/clock.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/secretmem.h>
@@ -56,8 +56,7 @@ DEFINE_STATIC_KEY_DEFERRED_FALSE(reap_on_kill_key, HZ);
  * @task: a live thread of the victim at the kill, referenced: it keeps
  *	the signal_struct, and so this reap, alive
  * @memcg_id: cgroup ID of the victim's memory cgroup at the kill
- * @queued_ns: local_clock() at the kill
- * @started_ns: local_clock() when the worker first ran
+ * @deadline: jiffies after which the worker stops trying again
  * @attempts: how many times the worker ran
  * @robust_reads: robust list reads so far, see REAP_ROBUST_BUDGET
  * @fenced: no thread of the victim runs user code any more
@@ -71,8 +70,7 @@ struct reap_on_kill {
 	struct mm_struct *mm;
 	struct task_struct *task;
 	u64 memcg_id;
-	u64 queued_ns;
-	u64 started_ns;
+	unsigned long deadline;
 	unsigned int attempts;
 	unsigned int robust_reads;
 	bool fenced;
@@ -172,7 +170,6 @@ void __reap_on_kill_queue(struct task_struct *target, u64 memcg_id)
 	get_task_struct(p);
 	rok->task = p;
 	rok->memcg_id = memcg_id;
-	rok->queued_ns = local_clock();
 	pinned = reap_pin_mm_now(rok, p);
 	INIT_DELAYED_WORK(&rok->dwork, reap_on_kill_work);
 	/* exit_mm() may look at it as soon as it is there. */
@@ -489,7 +486,6 @@ static int reap_keep_robust_lists(struct reap_on_kill *rok,
 	struct task_struct *t;
 	int ret = 0;
 
-	reap_fence_user_mode(rok);
 	budget = REAP_ROBUST_BUDGET - min(rok->robust_reads, REAP_ROBUST_BUDGET);
 	keep->budget = budget;
 	rcu_read_lock();
@@ -505,6 +501,46 @@ static int reap_keep_robust_lists(struct reap_on_kill *rok,
 	rok->robust_reads += budget - keep->budget;
 	return ret;
 }
+
+/* Has a thread of @victim an io_uring context (set up or used a ring)? */
+static bool reap_used_io_uring(struct task_struct *victim)
+{
+	bool used = false;
+#ifdef CONFIG_IO_URING
+	struct task_struct *t;
+
+	rcu_read_lock();
+	for_each_thread(victim, t)
+		used |= !!READ_ONCE(t->io_uring);
+	rcu_read_unlock();
+#endif
+	return used;
+}
+
+/*
+ * Does anyone outside the dying process depend on its robust lists?  A
+ * robust mutex is locked, or waited for, only after a store to its word,
+ * and the futex key of a written private page is the mm (get_futex_key()):
+ * without a shared mapping, only the victim's own threads, dying, can wait
+ * on it.  The exit path's walk of a list may then stop at a reaped page:
+ * what it misses is at worst the wake-up of a pending op on a word the
+ * victim could not store to, which no lock was waiting for.  A futex wait
+ * the victim submitted to an io_uring completes for the ring's owner,
+ * though: its lists matter too.  No thread runs user code after the
+ * fence, and a mapping added meanwhile waits for our mmap_lock.
+ */
+static bool reap_robust_lists_matter(struct reap_on_kill *rok,
+				     struct mm_struct *mm)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
+
+	reap_fence_user_mode(rok);
+	for_each_vma(vmi, vma)
+		if (vma->vm_flags & VM_MAYSHARE)
+			return true;
+	return reap_used_io_uring(rok->task);
+}
 #else /* !CONFIG_FUTEX: no robust futex lists to honour */
 static int reap_keep_robust_lists(struct reap_on_kill *rok,
 				  struct reap_keep *keep,
@@ -512,13 +548,13 @@ static int reap_keep_robust_lists(struct reap_on_kill *rok,
 {
 	return 0;
 }
-#endif /* CONFIG_FUTEX */
 
-/* local_clock() read on two CPUs may go backwards: report 0 then. */
-static u64 reap_ns_between(u64 from, u64 to)
+static bool reap_robust_lists_matter(struct reap_on_kill *rok,
+				     struct mm_struct *mm)
 {
-	return to > from ? to - from : 0;
+	return false;
 }
+#endif /* CONFIG_FUTEX */
 
 /* What the reap leaves to the exit path of what the OOM reaper unmaps. */
 static bool reap_vma_skipped(struct vm_area_struct *vma, void *keep)
@@ -534,8 +570,9 @@ static unsigned long reap_mm_private(struct mm_struct *mm)
 }
 
 /*
- * Unmap what can go, with mmap_lock held for reading.  @keep is NULL once
- * mm_users is 0: every thread walked its robust list in exit_mm().
+ * Unmap what can go, with mmap_lock held for reading.  @keep is NULL if no
+ * robust list needs honouring: once mm_users is 0, every thread walked its
+ * list in exit_mm(); see also reap_robust_lists_matter().
  * *@freed is how far reap_mm_private() fell meanwhile, which includes what
  * a concurrent exit_mmap() freed.
  */
@@ -567,23 +604,22 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	 * file's bytes, and makes swapoff skip the mm, as after the OOM
 	 * reaper.  The kept VMAs hold what the victim wrote: a fault there is
 	 * a swap-in, which MMF_UNSTABLE does not fail.  Only a pending
-	 * entry's futex word may lie in a page never written, and then no
-	 * other process can wait on it.
+	 * entry's futex word may lie in a page never written, one the victim
+	 * could not lock (see reap_robust_lists_matter()).
 	 *
 	 * getrusage() and taskstats report the RSS the victim had.
 	 */
 	update_hiwater_rss(mm);
 	before = reap_mm_private(mm);
-	trace_reap_on_kill_unmap(rok->task, rok->memcg_id, before,
-				 reap_ns_between(rok->queued_ns, local_clock()));
+	trace_reap_on_kill_unmap(rok->task, rok->memcg_id, before);
 	complete = __oom_reap_task_mm(mm, OOM_REAP_HELPERS, reap_vma_skipped,
 				      keep);
 	*freed = before - min(before, reap_mm_private(mm));
 
 	/*
-	 * Unlike the OOM reaper, leave MMF_OOM_SKIP to exit_mmap(): the OOM
-	 * killer sees this process as any killed one, and waits for what we
-	 * left (page tables, hugetlb, kept VMAs) rather than kill another.
+	 * Unlike the OOM reaper, leave MMF_OOM_SKIP to exit_mmap(): this is
+	 * no OOM victim, and the OOM killer scores it by what is left, as any
+	 * killed process.
 	 */
 	if (!complete || (keep && keep->nr))
 		return REAP_ON_KILL_PARTIAL;
@@ -653,6 +689,8 @@ static enum reap_on_kill_result reap_mm(struct reap_on_kill *rok,
 		result = reap_mm_locked(rok, mm, NULL, freed);
 	else if (reap_mm_shared(rok->task, mm))
 		result = REAP_ON_KILL_SHARED;
+	else if (!reap_robust_lists_matter(rok, mm))
+		result = reap_mm_locked(rok, mm, NULL, freed);
 	else
 		result = reap_mm_locked(rok, mm, keep, freed);
 	mmap_read_unlock(mm);
@@ -704,12 +742,11 @@ static bool reap_retry(struct reap_on_kill *rok,
 		       enum reap_on_kill_result result)
 {
 	unsigned int shift = min(rok->attempts - 1, ilog2(REAP_RETRY_MAX_MS));
-	u64 waited = reap_ns_between(rok->started_ns, local_clock());
 
 	if (result != REAP_ON_KILL_CONTENDED &&
 	    result != REAP_ON_KILL_ROBUST_NOT_RESIDENT)
 		return false;
-	if (waited > (u64)REAP_RETRY_TIMEOUT_MS * NSEC_PER_MSEC)
+	if (time_after(jiffies, rok->deadline))
 		return false;
 	/* Not queued by anyone else: the work runs once at a time. */
 	queue_delayed_work(reap_on_kill_wq, &rok->dwork,
@@ -727,7 +764,6 @@ static void reap_finish(struct reap_on_kill *rok,
 	if (freed)
 		reap_count_event(rok);
 	trace_reap_on_kill_finish(victim, rok->memcg_id, freed, kept_vmas,
-				  reap_ns_between(rok->started_ns, local_clock()),
 				  result, rok->attempts - 1, rok->robust_reads);
 	/* rok lives in victim->signal: drop the mm before the victim. */
 	reap_put_mm(rok);
@@ -745,11 +781,9 @@ static void reap_on_kill_work(struct work_struct *work)
 
 	mm = reap_get_mm(rok);
 	if (!rok->attempts++) {
-		rok->started_ns = local_clock();
+		rok->deadline = jiffies + msecs_to_jiffies(REAP_RETRY_TIMEOUT_MS);
 		trace_reap_on_kill_start(rok->task, rok->memcg_id,
-					 mm ? reap_mm_private(mm) : 0,
-					 reap_ns_between(rok->queued_ns,
-							 rok->started_ns));
+					 mm ? reap_mm_private(mm) : 0);
 	}
 
 	result = mm ? reap_mm(rok, mm, &keep, &freed) :

@@ -20,9 +20,10 @@ TRACE_DEFINE_ENUM(REAP_ON_KILL_ROBUST_NOT_RESIDENT);
 
 /*
  * memcg_id: the cgroup ID (inode number) of the victim's memory cgroup at
- * the kill.  anon_swap, freed: pages (printed in kB).  *_ns: local_clock()
- * differences.  retries: attempts after the first.  robust_reads: robust
- * list words read plus threads looked at, over all attempts.
+ * the kill.  anon_swap, freed: pages (printed in kB).  retries: attempts
+ * after the first.  robust_reads: robust list words read plus threads
+ * looked at, over all attempts.  The time a step took is the difference
+ * of the events' timestamps.
  */
 TRACE_EVENT(reap_on_kill_queue,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id, bool mm_pinned),
@@ -40,44 +41,39 @@ TRACE_EVENT(reap_on_kill_queue,
 /* The worker starts (its first attempt), then starts to unmap. */
 DECLARE_EVENT_CLASS(reap_on_kill_step,
 		    TP_PROTO(struct task_struct *task, u64 memcg_id,
-			     unsigned long anon_swap, u64 delay_ns),
-		    TP_ARGS(task, memcg_id, anon_swap, delay_ns),
+			     unsigned long anon_swap),
+		    TP_ARGS(task, memcg_id, anon_swap),
 		    TP_STRUCT__entry(__field(pid_t, pid)
 				     __field(u64, memcg_id)
-				     __field(unsigned long, anon_swap)
-				     __field(u64, delay_ns)),
+				     __field(unsigned long, anon_swap)),
 		    TP_fast_assign(__entry->pid = task->tgid;
 				   __entry->memcg_id = memcg_id;
-				   __entry->anon_swap = anon_swap;
-				   __entry->delay_ns = delay_ns;),
-		    TP_printk("pid=%d memcg_id=%llu anon_swap=%lukB delay_ns=%llu",
+				   __entry->anon_swap = anon_swap;),
+		    TP_printk("pid=%d memcg_id=%llu anon_swap=%lukB",
 			      __entry->pid, __entry->memcg_id,
-			      __entry->anon_swap << (PAGE_SHIFT - 10),
-			      __entry->delay_ns)
+			      __entry->anon_swap << (PAGE_SHIFT - 10))
 );
 
 DEFINE_EVENT(reap_on_kill_step, reap_on_kill_start,
 	     TP_PROTO(struct task_struct *task, u64 memcg_id,
-		      unsigned long anon_swap, u64 delay_ns),
-	     TP_ARGS(task, memcg_id, anon_swap, delay_ns));
+		      unsigned long anon_swap),
+	     TP_ARGS(task, memcg_id, anon_swap));
 
 DEFINE_EVENT(reap_on_kill_step, reap_on_kill_unmap,
 	     TP_PROTO(struct task_struct *task, u64 memcg_id,
-		      unsigned long anon_swap, u64 delay_ns),
-	     TP_ARGS(task, memcg_id, anon_swap, delay_ns));
+		      unsigned long anon_swap),
+	     TP_ARGS(task, memcg_id, anon_swap));
 
 TRACE_EVENT(reap_on_kill_finish,
 	    TP_PROTO(struct task_struct *task, u64 memcg_id,
-		     unsigned long freed, unsigned long kept_vmas,
-		     u64 duration_ns, int result, unsigned int retries,
-		     unsigned int robust_reads),
-	    TP_ARGS(task, memcg_id, freed, kept_vmas, duration_ns, result,
-		    retries, robust_reads),
+		     unsigned long freed, unsigned long kept_vmas, int result,
+		     unsigned int retries, unsigned int robust_reads),
+	    TP_ARGS(task, memcg_id, freed, kept_vmas, result, retries,
+		    robust_reads),
 	    TP_STRUCT__entry(__field(pid_t, pid)
 			     __field(u64, memcg_id)
 			     __field(unsigned long, freed)
 			     __field(unsigned long, kept_vmas)
-			     __field(u64, duration_ns)
 			     __field(int, result)
 			     __field(unsigned int, retries)
 			     __field(unsigned int, robust_reads)),
@@ -85,14 +81,12 @@ TRACE_EVENT(reap_on_kill_finish,
 			   __entry->memcg_id = memcg_id;
 			   __entry->freed = freed;
 			   __entry->kept_vmas = kept_vmas;
-			   __entry->duration_ns = duration_ns;
 			   __entry->result = result;
 			   __entry->retries = retries;
 			   __entry->robust_reads = robust_reads;),
-	    TP_printk("pid=%d memcg_id=%llu freed=%lukB kept_vmas=%lu duration_ns=%llu result=%s retries=%u robust_reads=%u",
+	    TP_printk("pid=%d memcg_id=%llu freed=%lukB kept_vmas=%lu result=%s retries=%u robust_reads=%u",
 		      __entry->pid, __entry->memcg_id,
 		      __entry->freed << (PAGE_SHIFT - 10), __entry->kept_vmas,
-		      __entry->duration_ns,
 		      __print_symbolic(__entry->result,
 				       { REAP_ON_KILL_DONE, "reaped" },
 				       { REAP_ON_KILL_PARTIAL, "partial" },

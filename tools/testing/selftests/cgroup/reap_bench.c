@@ -633,25 +633,33 @@ static long long trace_tid(const char *line)
 	return p && p > line && p[-1] == '-' ? strtoll(p, NULL, 10) : -1;
 }
 
+/* When @line, one of the reap's events, was recorded (ns); -1 if not one. */
+static long long trace_line_ns(const char *line)
+{
+	const char *p = strstr(line, ": reap_");
+
+	return p ? tracefs_line_ns(line, p) : -1;
+}
+
 /*
- * Where the reaps of one run spent their time, from the instance's events
- * (see the kernel's include/trace/events/reap_on_kill.h), averaged over
- * the run's victims: wake is queue to start (the kill queued the work, a
- * worker picked it up), prep is start to unmap (the fence, the robust
- * lists, the check for other users of the mm, waits for mmap_lock), unmap
- * is unmapping to the end, and freed is the kill (the queue event, inside
- * the kill) to the moment the reap's own worker freed the pages of its
- * first claim: the kill-to-first-pages latency in the kernel.  The unmap
- * event comes as the unmapping starts, and the oom:reap_split event of
- * the same worker thread when it is over, with its first claim's time.  The finish events may come after
- * the 90% point: they are waited for, up to a second.  Return: victims
- * whose three events were found.
+ * Where the reaps of one run spent their time, from the timestamps of the
+ * instance's events (see the kernel's include/trace/events/reap_on_kill.h),
+ * averaged over the run's victims: wake is queue to start (the kill queued
+ * the work, a worker picked it up), prep is start to unmap (the fence, the
+ * robust lists, the check for other users of the mm, waits for mmap_lock),
+ * unmap is unmapping to the end, and freed is the kill (the queue event,
+ * inside the kill) to the moment the reap's own worker freed the pages of
+ * its first claim: the kill-to-first-pages latency in the kernel.  The
+ * unmap event comes as the unmapping starts, and the oom:reap_split event
+ * of the same worker thread when it is over, with its first claim's time.
+ * The finish events may come after the 90% point: they are waited for, up
+ * to a second.  Return: victims whose four events were found.
  */
 static int trace_breakdown(struct run *r, int victims)
 {
-	long long deadline = now_ns() + NSEC, start, unmap, dur;
+	long long deadline = now_ns() + NSEC, t;
 	struct trace_pid {
-		long long pid, start, unmap, freed, tid;
+		long long pid, queue, start, unmap, freed, tid;
 	} ev[MAX_VICTIMS];
 	long long sum[4] = { };
 	char path[PATH_MAX], line[512];
@@ -669,15 +677,19 @@ static int trace_breakdown(struct run *r, int victims)
 		fclose(f);
 	} while (finished < victims && now_ns() < deadline && (sleep_ms(10), 1));
 
-	/* Each pid's events come in order: start, unmap, finish. */
+	/* Each pid's events come in order: queue, start, unmap, finish. */
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		long long pid = trace_value(line, " pid=");
+		struct trace_pid *e;
 		int i;
 
-		if (strstr(line, "reap_split:")) {
+		t = trace_line_ns(line);
+		if (t < 0)
+			continue;
+		if (strstr(line, ": reap_split: ")) {
 			/* The last reap whose unmap this thread started. */
 			for (i = n - 1; i >= 0; i--) {
 				if (ev[i].tid == trace_tid(line) &&
@@ -694,22 +706,24 @@ static int trace_breakdown(struct run *r, int victims)
 		if (i == n) {
 			if (n == MAX_VICTIMS)
 				continue;
-			ev[n++] = (struct trace_pid){ pid, -1, -1, -1, -1 };
+			ev[n++] = (struct trace_pid){ pid, -1, -1, -1, -1, -1 };
 		}
-		if (strstr(line, "reap_on_kill_start:")) {
-			ev[i].start = trace_value(line, " delay_ns=");
-		} else if (strstr(line, "reap_on_kill_unmap:")) {
-			ev[i].unmap = trace_value(line, " delay_ns=");
-			ev[i].tid = trace_tid(line);
-		} else if (strstr(line, "reap_on_kill_finish:")) {
-			start = ev[i].start;
-			unmap = ev[i].unmap;
-			dur = trace_value(line, " duration_ns=");
-			if (start >= 0 && unmap >= start && dur >= unmap - start) {
-				sum[0] += start;
-				sum[1] += unmap - start;
-				sum[2] += dur - (unmap - start);
-				sum[3] += ev[i].freed > unmap ? ev[i].freed : unmap;
+		e = &ev[i];
+		if (strstr(line, ": reap_on_kill_queue: ")) {
+			e->queue = t;
+		} else if (strstr(line, ": reap_on_kill_start: ")) {
+			e->start = t;
+		} else if (strstr(line, ": reap_on_kill_unmap: ")) {
+			e->unmap = t;
+			e->tid = trace_tid(line);
+		} else if (strstr(line, ": reap_on_kill_finish: ")) {
+			if (e->queue >= 0 && e->start >= e->queue &&
+			    e->unmap >= e->start && t >= e->unmap) {
+				sum[0] += e->start - e->queue;
+				sum[1] += e->unmap - e->start;
+				sum[2] += t - e->unmap;
+				sum[3] += (e->freed > e->unmap ? e->freed : e->unmap) -
+					  e->queue;
 				found++;
 			}
 		}

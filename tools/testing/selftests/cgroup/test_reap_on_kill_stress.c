@@ -176,10 +176,8 @@ struct event {
 	long long ts;			/* ns, CLOCK_MONOTONIC (trace_clock mono) */
 	unsigned long long memcg_id;
 	unsigned long long anon_kb;	/* start */
-	long long delay_ns;		/* start: queued until the worker ran */
 	unsigned long long freed_kb;	/* finish */
 	unsigned long long kept_vmas;	/* finish */
-	long long duration_ns;		/* finish */
 	char result[24];		/* finish */
 };
 
@@ -212,9 +210,8 @@ static void trace_end(void)
 static void trace_parse_line(struct trace_log *log, const char *line)
 {
 	unsigned long long entries, written;
-	const char *p, *ts;
 	struct event e = { };
-	long long sec, usec;
+	const char *p;
 
 	if (sscanf(line, "# entries-in-buffer/entries-written: %llu/%llu",
 		   &entries, &written) == 2) {
@@ -229,26 +226,19 @@ static void trace_parse_line(struct trace_log *log, const char *line)
 		e.type = EV_FINISH;
 	else
 		return;
-	/* The timestamp is the word before the event name. */
 	p = strstr(line, ": reap_on_kill_");
-	for (ts = p; ts > line && ts[-1] != ' '; ts--)
-		;
-	if (sscanf(ts, "%lld.%6lld", &sec, &usec) != 2)
-		goto bad;
-	e.ts = sec * SECOND + usec * 1000;
+	e.ts = tracefs_line_ns(line, p);
 	p = strstr(p, " pid=");
 	if (!p || sscanf(p, " pid=%d memcg_id=%llu", &e.pid, &e.memcg_id) != 2)
 		goto bad;
 	if (e.type == EV_START) {
 		p = strstr(p, " anon_swap=");
-		if (!p || sscanf(p, " anon_swap=%llukB delay_ns=%lld", &e.anon_kb,
-				 &e.delay_ns) != 2)
+		if (!p || sscanf(p, " anon_swap=%llukB", &e.anon_kb) != 1)
 			goto bad;
 	} else if (e.type == EV_FINISH) {
 		p = strstr(p, " freed=");
-		if (!p || sscanf(p, " freed=%llukB kept_vmas=%llu duration_ns=%lld result=%23s",
-				 &e.freed_kb, &e.kept_vmas, &e.duration_ns,
-				 e.result) != 4)
+		if (!p || sscanf(p, " freed=%llukB kept_vmas=%llu result=%23s",
+				 &e.freed_kb, &e.kept_vmas, e.result) != 3)
 			goto bad;
 	}
 	if (log->n == log->cap) {

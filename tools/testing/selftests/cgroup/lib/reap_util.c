@@ -12,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/io_uring.h>
 
 #include "../../kselftest.h"
 #include "cgroup_util.h"
@@ -222,6 +225,46 @@ void tracefs_end(const char *instance)
 		return;
 	tracefs_write(instance, "events/enable", "0");
 	rmdir(instance);
+}
+
+/**
+ * tracefs_line_ns() - when a line of an instance's trace was recorded
+ * @line: the line
+ * @end: where ": event_name: " starts in it, after the timestamp
+ *
+ * Return: the "secs.frac" before @end, in ns of the instance's clock.
+ */
+long long tracefs_line_ns(const char *line, const char *end)
+{
+	const char *p = end;
+	long long ns = 0, scale = 1000000000LL;
+
+	while (p > line && p[-1] != ' ')
+		p--;
+	for (; p < end && *p != '.'; p++)
+		ns = ns * 10 + (*p - '0');
+	ns *= 1000000000LL;
+	for (p++; p < end && scale > 1; p++) {
+		scale /= 10;
+		ns += (*p - '0') * scale;
+	}
+	return ns;
+}
+
+/**
+ * io_uring_ring() - set up an io_uring ring of @entries entries, which
+ * gives the calling thread an io_uring context
+ *
+ * Here, not in a test: <linux/io_uring.h> and <sys/uio.h> both define
+ * RWF_HIPRI.
+ *
+ * Return: the ring's fd, or -1 (errno set).
+ */
+int io_uring_ring(unsigned int entries)
+{
+	struct io_uring_params params = { };
+
+	return syscall(__NR_io_uring_setup, entries, &params);
 }
 
 /*
