@@ -3315,9 +3315,8 @@ static int test_robust_head_swapped_private(const char *root)
 }
 
 /*
- * A victim whose thread holds a robust mutex in its private memory (on
- * its stack, so that keeping it keeps none of the rest), plus 32 MiB of
- * written private memory to reap.  @arg says what else it has:
+ * A victim whose thread holds a robust mutex in its private memory, plus
+ * 32 MiB of written private memory to reap.  @arg says what else it has:
  * "none"; "ro-shared", a read-only MAP_SHARED mapping of a file opened
  * read-only (VM_MAYSHARE without VM_SHARED); "io_uring", a ring it set
  * up.  Reports 1 when ready.
@@ -3326,8 +3325,8 @@ static void private_holder_victim(int fd, void *arg)
 {
 	size_t size = MB(32);
 	char *buf = map_anon(size);
+	pthread_mutex_t *m = (pthread_mutex_t *)buf;
 	pthread_mutexattr_t attr;
-	pthread_mutex_t m;
 	char path[64];
 	int mfd, rfd;
 
@@ -3347,7 +3346,7 @@ static void private_holder_victim(int fd, void *arg)
 	}
 	if (pthread_mutexattr_init(&attr) ||
 	    pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST) ||
-	    pthread_mutex_init(&m, &attr) || pthread_mutex_lock(&m))
+	    pthread_mutex_init(m, &attr) || pthread_mutex_lock(m))
 		_exit(2);
 	child_ready(fd, 1);
 	spin();
