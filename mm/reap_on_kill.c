@@ -12,10 +12,9 @@
  * TIF_MEMDIE, oom_mm or reserves, and the OOM killer sees it as it sees
  * any killed process (see reap_mm_locked()).  The worker never sleeps on
  * the victim: mmap_lock is trylocked and nothing is faulted in; the work
- * is queued again instead (reap_retry()).  Robust futex lists that other
- * processes may depend on are kept for the exit path
- * (reap_robust_lists_matter()), and an mm that another process uses is
- * left alone (reap_mm_shared()).
+ * is queued again instead (reap_retry()).  Robust futex lists are kept
+ * for the exit path (reap_keep_robust_lists()), and an mm that another
+ * process uses is left alone (reap_mm_shared()).
  */
 
 #include <linux/cgroup.h>
@@ -486,6 +485,7 @@ static int reap_keep_robust_lists(struct reap_on_kill *rok,
 	struct task_struct *t;
 	int ret = 0;
 
+	reap_fence_user_mode(rok);
 	budget = REAP_ROBUST_BUDGET - min(rok->robust_reads, REAP_ROBUST_BUDGET);
 	keep->budget = budget;
 	rcu_read_lock();
@@ -501,58 +501,12 @@ static int reap_keep_robust_lists(struct reap_on_kill *rok,
 	rok->robust_reads += budget - keep->budget;
 	return ret;
 }
-
-/* Has a thread of @victim an io_uring context (set up or used a ring)? */
-static bool reap_used_io_uring(struct task_struct *victim)
-{
-	bool used = false;
-#ifdef CONFIG_IO_URING
-	struct task_struct *t;
-
-	rcu_read_lock();
-	for_each_thread(victim, t)
-		used |= !!READ_ONCE(t->io_uring);
-	rcu_read_unlock();
-#endif
-	return used;
-}
-
-/*
- * Does anyone outside the dying process depend on its robust lists?  A
- * robust mutex is locked, or waited for, only after a store to its word,
- * and the futex key of a written private page is the mm (get_futex_key()):
- * without a shared mapping, only the victim's own threads, dying, can wait
- * on it.  The exit path's walk of a list may then stop at a reaped page:
- * what it misses is at worst the wake-up of a pending op on a word the
- * victim could not store to, which no lock was waiting for.  A futex wait
- * the victim submitted to an io_uring completes for the ring's owner,
- * though: its lists matter too.  No thread runs user code after the
- * fence, and a mapping added meanwhile waits for our mmap_lock.
- */
-static bool reap_robust_lists_matter(struct reap_on_kill *rok,
-				     struct mm_struct *mm)
-{
-	VMA_ITERATOR(vmi, mm, 0);
-	struct vm_area_struct *vma;
-
-	reap_fence_user_mode(rok);
-	for_each_vma(vmi, vma)
-		if (vma->vm_flags & VM_MAYSHARE)
-			return true;
-	return reap_used_io_uring(rok->task);
-}
 #else /* !CONFIG_FUTEX: no robust futex lists to honour */
 static int reap_keep_robust_lists(struct reap_on_kill *rok,
 				  struct reap_keep *keep,
 				  struct mm_struct *mm)
 {
 	return 0;
-}
-
-static bool reap_robust_lists_matter(struct reap_on_kill *rok,
-				     struct mm_struct *mm)
-{
-	return false;
 }
 #endif /* CONFIG_FUTEX */
 
@@ -570,9 +524,8 @@ static unsigned long reap_mm_private(struct mm_struct *mm)
 }
 
 /*
- * Unmap what can go, with mmap_lock held for reading.  @keep is NULL if no
- * robust list needs honouring: once mm_users is 0, every thread walked its
- * list in exit_mm(); see also reap_robust_lists_matter().
+ * Unmap what can go, with mmap_lock held for reading.  @keep is NULL once
+ * mm_users is 0: every thread walked its robust list in exit_mm().
  * *@freed is how far reap_mm_private() fell meanwhile, which includes what
  * a concurrent exit_mmap() freed.
  */
@@ -604,8 +557,8 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	 * file's bytes, and makes swapoff skip the mm, as after the OOM
 	 * reaper.  The kept VMAs hold what the victim wrote: a fault there is
 	 * a swap-in, which MMF_UNSTABLE does not fail.  Only a pending
-	 * entry's futex word may lie in a page never written, one the victim
-	 * could not lock (see reap_robust_lists_matter()).
+	 * entry's futex word may lie in a page never written, and then no
+	 * other process can wait on it.
 	 *
 	 * getrusage() and taskstats report the RSS the victim had.
 	 */
@@ -689,8 +642,6 @@ static enum reap_on_kill_result reap_mm(struct reap_on_kill *rok,
 		result = reap_mm_locked(rok, mm, NULL, freed);
 	else if (reap_mm_shared(rok->task, mm))
 		result = REAP_ON_KILL_SHARED;
-	else if (!reap_robust_lists_matter(rok, mm))
-		result = reap_mm_locked(rok, mm, NULL, freed);
 	else
 		result = reap_mm_locked(rok, mm, keep, freed);
 	mmap_read_unlock(mm);

@@ -2524,22 +2524,6 @@ static char *map_anon(size_t size)
 	return buf;
 }
 
-/*
- * In a victim: one page of shared memory.  Only in a process with a shared
- * mapping can another process wait on one of its robust futexes, so only
- * there does the worker walk the robust lists (reap_robust_private() in
- * mm/reap_on_kill.c); tests of that walk give their victim this page.
- */
-static void map_shared_page(void)
-{
-	char *page = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	if (page == MAP_FAILED)
-		_exit(2);
-	*page = 1;
-}
-
 /* Whether pid has not exited yet; a zombie is left for waitpid(). */
 static bool not_exited(pid_t pid)
 {
@@ -3212,19 +3196,12 @@ static uintptr_t swap_out_idle_head(void)
  * the last CPU, to be starved there.  Reports the head's address, or 0 if
  * it could not be swapped out.
  */
-struct swapped_head {
-	size_t size;
-	bool shared;	/* with a shared mapping: the lists must be walked */
-};
-
 static void swapped_head_victim(int fd, void *arg)
 {
-	const struct swapped_head *sh = arg;
-	char *buf = map_anon(sh->size);
+	size_t size = *(size_t *)arg;
+	char *buf = map_anon(size);
 
-	memset(buf, 0x5a, sh->size);
-	if (sh->shared)
-		map_shared_page();
+	memset(buf, 0x5a, size);
 	if (pin_last_cpu(0))
 		_exit(2);
 	child_ready(fd, swap_out_idle_head());
@@ -3238,30 +3215,23 @@ static void swapped_head_victim(int fd, void *arg)
 
 /*
  * The robust list head of an idle thread of the victim is in swap, as it
- * is under memory pressure, when the reap matters most, and the victim,
- * starved, is slow to run its exits.  @shared gives the victim a shared
- * mapping, where a robust mutex could have waiters in other processes:
- * then the worker reads the lists, without faulting or faulting the head
- * in itself (a fault from the worker could invoke the cgroup's OOM killer,
- * or hang on a file server), and comes back once that thread's exit path
- * faulted the head in and processed its list, to reap all the rest.
- * Without one, no other process can wait on the victim's robust futexes,
- * and the reap does not wait for the lists at all.
- *
- * Fails if a non-resident head keeps the whole address space (result
- * robust_list_unreadable or robust_list_not_resident, freed 0); with
- * @shared, if the reap did not have to wait (retries=0: the test proved
- * nothing); without, if it waited (retries > 0) or freed less than 3/4.
+ * is under memory pressure, when the reap matters most.  The worker reads
+ * the lists without faulting, and does not fault the head in itself (a
+ * fault from the worker could invoke the cgroup's OOM killer, or hang on a
+ * file server): it comes back once that thread's exit path, starved as it
+ * is, faulted the head in and processed its list, and then reaps all the
+ * rest.  Fails if a non-resident head keeps the whole address space
+ * (result=robust_list_unreadable or robust_list_not_resident, freed 0),
+ * or if the reap did not have to wait (retries=0: the test proved nothing).
  */
-static int robust_head_swapped(const char *root, bool shared)
+static int test_robust_head_swapped(const char *root)
 {
-	struct swapped_head sh = { MB(64), shared };
+	size_t size = MB(64);
 	struct trace_event fin;
 	struct pair cg = { };
 	int ret = KSFT_FAIL;
 	pid_t pid = -1, hog = -1;
 	uintptr_t head = 0;
-	long long retries, freed;
 
 	if (!have_tracefs())
 		return KSFT_SKIP;
@@ -3271,7 +3241,7 @@ static int robust_head_swapped(const char *root, bool shared)
 	ret = KSFT_FAIL;
 	if (covered_pair_traced(root, &cg))
 		goto out;
-	pid = spawn_child(cg.leaf, swapped_head_victim, &sh, &head);
+	pid = spawn_child(cg.leaf, swapped_head_victim, &size, &head);
 	if (pid < 0)
 		goto out;
 	if (!head) {
@@ -3285,133 +3255,19 @@ static int robust_head_swapped(const char *root, bool shared)
 	if (kill(pid, SIGKILL) ||
 	    !trace_wait("reap_on_kill_finish", pid, &fin, 40 * SECOND))
 		goto out;
-	ksft_print_msg("an idle thread's robust list head in swap, %s: %s (%lld us)\n",
-		       shared ? "a shared mapping" : "no shared mapping",
-		       fin.fields, reap_took_us(pid, &fin));
-	retries = trace_field(&fin, "retries");
-	freed = trace_field(&fin, "freed");
+	ksft_print_msg("an idle thread's robust list head in swap: %s\n",
+		       fin.fields);
 	/*
-	 * With @shared, not a share of the memory: starved as it is, the
-	 * process's own exit may have freed part of it while the worker
-	 * waited.
+	 * Not a share of the memory: starved as it is, the process's own
+	 * exit may have freed part of it while the worker waited.
 	 */
 	if (trace_is(&fin, "result", "reaped") &&
-	    (shared ? freed > 0 && retries >= 1 :
-		      freed >= (long long)(sh.size >> 10) * 3 / 4 && !retries))
+	    trace_field(&fin, "freed") > 0 &&
+	    trace_field(&fin, "retries") >= 1)
 		ret = KSFT_PASS;
 out:
 	starved_test_end(&cg, hog, pid);
 	return swap_end(ret);
-}
-
-static int test_robust_head_swapped(const char *root)
-{
-	return robust_head_swapped(root, true);
-}
-
-static int test_robust_head_swapped_private(const char *root)
-{
-	return robust_head_swapped(root, false);
-}
-
-/*
- * A victim whose thread holds a robust mutex in its private memory, plus
- * 32 MiB of written private memory to reap.  @arg says what else it has:
- * "none"; "ro-shared", a read-only MAP_SHARED mapping of a file opened
- * read-only (VM_MAYSHARE without VM_SHARED); "io_uring", a ring it set
- * up.  Reports 1 when ready.
- */
-static void private_holder_victim(int fd, void *arg)
-{
-	size_t size = MB(32);
-	char *buf = map_anon(size);
-	pthread_mutex_t *m = (pthread_mutex_t *)buf;
-	pthread_mutexattr_t attr;
-	char path[64];
-	int mfd, rfd;
-
-	memset(buf, 0x5a, size);
-	if (!strcmp(arg, "ro-shared")) {
-		mfd = memfd_create("ro_shared", 0);
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
-		if (mfd < 0 || ftruncate(mfd, page_size))
-			_exit(2);
-		rfd = open(path, O_RDONLY);
-		if (rfd < 0 || mmap(NULL, page_size, PROT_READ, MAP_SHARED,
-				    rfd, 0) == MAP_FAILED)
-			_exit(2);
-	} else if (!strcmp(arg, "io_uring")) {
-		if (io_uring_ring(4) < 0)
-			_exit(2);
-	}
-	if (pthread_mutexattr_init(&attr) ||
-	    pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST) ||
-	    pthread_mutex_init(m, &attr) || pthread_mutex_lock(m))
-		_exit(2);
-	child_ready(fd, 1);
-	spin();
-}
-
-/*
- * A starved victim holding a robust mutex in its private memory is
- * killed.  Only a process with a shared mapping (even a read-only one)
- * or an io_uring context can have a waiter elsewhere that the exit path's
- * walk of its robust list must wake: then the reap keeps the list's
- * memory (result=partial, kept_vmas > 0); otherwise its robust futexes
- * concern only its own dying threads, and it reaps everything at once
- * (result=reaped, kept_vmas=0).  Either way at least 24 of the 32 MiB go.
- * Fails otherwise: with @kind "none", as when the worker keeps the list's
- * memory though no other process can wait on the mutex; else as when it
- * ignores what lets another process wait on it.
- */
-static int robust_held(const char *root, const char *kind)
-{
-	bool walked = strcmp(kind, "none");
-	struct trace_event fin;
-	struct pair cg = { };
-	int ret = KSFT_FAIL;
-	pid_t pid = -1, hog = -1;
-	long usage;
-
-	if (!have_tracefs())
-		return KSFT_SKIP;
-	if (covered_pair_traced(root, &cg))
-		goto out;
-	pid = spawn_child(cg.leaf, private_holder_victim, (void *)kind, NULL);
-	if (pid < 0)
-		goto out;
-	hog = kill_starved(cg.parent, cg.leaf, pid, SIGKILL, &usage);
-	if (usage < 0 ||
-	    !trace_wait("reap_on_kill_finish", pid, &fin, 10 * SECOND))
-		goto out;
-	ksft_print_msg("a private robust mutex held, %s: %s\n", kind,
-		       fin.fields);
-	if (trace_is(&fin, "result", walked ? "partial" : "reaped") &&
-	    (trace_field(&fin, "kept_vmas") > 0) == walked &&
-	    trace_field(&fin, "freed") >= 24 << 10)
-		ret = KSFT_PASS;
-	else
-		ksft_print_msg("want result=%s, kept_vmas %s, freed >= 24576kB\n",
-			       walked ? "partial" : "reaped",
-			       walked ? "> 0" : "= 0");
-out:
-	starved_test_end(&cg, hog, pid);
-	return ret;
-}
-
-static int test_robust_private_held(const char *root)
-{
-	return robust_held(root, "none");
-}
-
-static int test_robust_held_ro_shared(const char *root)
-{
-	return robust_held(root, "ro-shared");
-}
-
-static int test_robust_held_io_uring(const char *root)
-{
-	return robust_held(root, "io_uring");
 }
 
 /*
@@ -3470,7 +3326,6 @@ static void long_lists_victim(int fd, void *arg)
 	 */
 	if (pin_last_cpu(0) || prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		_exit(2);
-	map_shared_page();
 	/*
 	 * Each list head keeps the VMA it is in, and at most 16 VMAs are kept
 	 * before the reap gives up on other grounds: one VMA for all stacks.
@@ -3515,7 +3370,6 @@ static void odd_head_victim(int fd, void *arg)
 	int sfd;
 
 	memset(buf, 0x5a, size);
-	map_shared_page();
 	if (!strcmp(arg, "zero")) {
 		/* Read-only, so it does not merge with buf. */
 		head = mmap(NULL, page_size, PROT_READ,
@@ -5453,10 +5307,6 @@ static const struct reap_test {
 	T(test_maxrss_kept),
 	T(test_swapped_victim),
 	T(test_robust_head_swapped),
-	T(test_robust_head_swapped_private),
-	T(test_robust_private_held),
-	T(test_robust_held_ro_shared),
-	T(test_robust_held_io_uring),
 	T(test_robust_head_zero_page),
 	T(test_robust_head_secretmem),
 	T(test_robust_walk_bounded),

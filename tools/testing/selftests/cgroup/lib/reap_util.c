@@ -12,11 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <linux/io_uring.h>
 
 #include "../../kselftest.h"
 #include "cgroup_util.h"
@@ -249,22 +246,6 @@ long long tracefs_line_ns(const char *line, const char *end)
 		ns += (*p - '0') * scale;
 	}
 	return ns;
-}
-
-/**
- * io_uring_ring() - set up an io_uring ring of @entries entries, which
- * gives the calling thread an io_uring context
- *
- * Here, not in a test: <linux/io_uring.h> and <sys/uio.h> both define
- * RWF_HIPRI.
- *
- * Return: the ring's fd, or -1 (errno set).
- */
-int io_uring_ring(unsigned int entries)
-{
-	struct io_uring_params params = { };
-
-	return syscall(__NR_io_uring_setup, entries, &params);
 }
 
 /*

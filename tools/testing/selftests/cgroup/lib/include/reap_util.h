@@ -90,8 +90,6 @@ int tracefs_begin(const char *instance, int buffer_kb,
 void tracefs_end(const char *instance);
 long long tracefs_line_ns(const char *line, const char *end);
 
-int io_uring_ring(unsigned int entries);
-
 pid_t spawn_in_cgroup(const char *cgroup, void (*fn)(int fd, void *arg),
 		      void *arg, void *msg, size_t size);
 pid_t spawn_cloned_into_cgroup(const char *cgroup,
