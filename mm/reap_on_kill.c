@@ -557,8 +557,9 @@ static enum reap_on_kill_result reap_mm_locked(struct reap_on_kill *rok,
 	 * file's bytes, and makes swapoff skip the mm, as after the OOM
 	 * reaper.  The kept VMAs hold what the victim wrote: a fault there is
 	 * a swap-in, which MMF_UNSTABLE does not fail.  Only a pending
-	 * entry's futex word may lie in a page never written, and then no
-	 * other process can wait on it.
+	 * entry's futex word may lie in a page never written: the exit path
+	 * then skips that wake-up, as after the OOM reaper; it matters only
+	 * for a lock that others share and the victim mapped privately.
 	 *
 	 * getrusage() and taskstats report the RSS the victim had.
 	 */
