@@ -228,6 +228,8 @@ static void trace_parse_line(struct trace_log *log, const char *line)
 		return;
 	p = strstr(line, ": reap_on_kill_");
 	e.ts = tracefs_line_ns(line, p);
+	if (e.ts < 0)
+		goto bad;
 	p = strstr(p, " pid=");
 	if (!p || sscanf(p, " pid=%d memcg_id=%llu", &e.pid, &e.memcg_id) != 2)
 		goto bad;

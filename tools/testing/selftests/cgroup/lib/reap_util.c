@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -229,7 +230,8 @@ void tracefs_end(const char *instance)
  * @line: the line
  * @end: where ": event_name: " starts in it, after the timestamp
  *
- * Return: the "secs.frac" before @end, in ns of the instance's clock.
+ * Return: the "secs.frac" before @end, in ns of the instance's clock, or
+ * -1 if that word is not digits, a dot and digits.
  */
 long long tracefs_line_ns(const char *line, const char *end)
 {
@@ -238,12 +240,20 @@ long long tracefs_line_ns(const char *line, const char *end)
 
 	while (p > line && p[-1] != ' ')
 		p--;
-	for (; p < end && *p != '.'; p++)
+	if (p == end || !isdigit((unsigned char)*p))
+		return -1;
+	for (; p < end && isdigit((unsigned char)*p); p++)
 		ns = ns * 10 + (*p - '0');
+	if (p >= end - 1 || *p != '.')
+		return -1;
 	ns *= 1000000000LL;
-	for (p++; p < end && scale > 1; p++) {
-		scale /= 10;
-		ns += (*p - '0') * scale;
+	for (p++; p < end; p++) {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		if (scale > 1) {
+			scale /= 10;
+			ns += (*p - '0') * scale;
+		}
 	}
 	return ns;
 }
